@@ -1,0 +1,21 @@
+# FunctionHost: `make run` serves on the embedded SQLite storage, `make test` runs every test.
+PORT ?= 3000
+DATA ?= ./data
+
+.PHONY: run test bench build setup
+
+setup:
+	@bash scripts/setup.sh
+
+build: setup
+	swift build -c release --product functionhost
+
+run: build
+	.build/release/functionhost serve --port $(PORT) --data-dir $(DATA) --functions ./functions
+
+test: setup
+	swift test
+
+bench: setup
+	@bash scripts/setup.sh wrk
+	@bash scripts/bench.sh

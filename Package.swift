@@ -1,0 +1,78 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Hummingbird's own settings: explicit existentials, imports that document the public surface.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "FunctionHost",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "functionhost", targets: ["functionhost"]),
+        .library(name: "FunctionHost", targets: ["FunctionHost"]),
+        .library(name: "DataAPI", targets: ["DataAPI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        .target(
+            name: "DataAPI",
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FunctionHost",
+            dependencies: [
+                "DataAPI",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "functionhost",
+            dependencies: [
+                "FunctionHost",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The ceiling every benchmark ratio is taken against: a bare Hummingbird "hello" route.
+        .executableTarget(
+            name: "BareServer",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Benchmarks/BareServer",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "DataAPITests",
+            dependencies: ["DataAPI"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FunctionHostTests",
+            dependencies: [
+                "FunctionHost",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

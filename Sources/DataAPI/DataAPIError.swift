@@ -1,0 +1,65 @@
+/// What went wrong in the data layer, with the LeanCloud error code the client will see.
+///
+/// The code is LeanCloud's number (101, 111, 137, ...); the server maps codes to HTTP statuses in
+/// one place. Messages never contain document contents or secrets.
+public struct DataAPIError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A LeanCloud error code.
+    public struct Code: RawRepresentable, Hashable, Sendable {
+        /// The number sent to clients as `code`.
+        public let rawValue: Int
+        /// Creates a code from its number.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// 1: internal error or bad parameters.
+        public static let internalError = Code(rawValue: 1)
+        /// 101: the class or object does not exist (or may not be seen).
+        public static let objectNotFound = Code(rawValue: 101)
+        /// 102: the query is invalid.
+        public static let invalidQuery = Code(rawValue: 102)
+        /// 103: invalid class name.
+        public static let invalidClassName = Code(rawValue: 103)
+        /// 104: missing or invalid objectId.
+        public static let missingObjectId = Code(rawValue: 104)
+        /// 105: invalid or reserved key name.
+        public static let invalidKeyName = Code(rawValue: 105)
+        /// 106: malformed Pointer.
+        public static let invalidPointer = Code(rawValue: 106)
+        /// 107: malformed JSON.
+        public static let malformedJSON = Code(rawValue: 107)
+        /// 111: a value of the wrong type for its field, or an invalid operation.
+        public static let incorrectType = Code(rawValue: 111)
+        /// 116: the object is too large.
+        public static let objectTooLarge = Code(rawValue: 116)
+        /// 117: a read-only field.
+        public static let readOnlyField = Code(rawValue: 117)
+        /// 119: the operation is not allowed for this caller.
+        public static let operationForbidden = Code(rawValue: 119)
+        /// 121: a nested key contains `$` or `.`.
+        public static let invalidNestedKey = Code(rawValue: 121)
+        /// 123: invalid ACL.
+        public static let invalidACL = Code(rawValue: 123)
+        /// 128: invalid relation data.
+        public static let invalidRelation = Code(rawValue: 128)
+        /// 137: a unique value is taken.
+        public static let duplicateValue = Code(rawValue: 137)
+        /// 302: invalid GeoPoint.
+        public static let invalidGeoPoint = Code(rawValue: 302)
+        /// 304: the storage engine failed.
+        public static let storageFailure = Code(rawValue: 304)
+        /// 305: a conditional update or delete matched nothing.
+        public static let conditionNotMatched = Code(rawValue: 305)
+    }
+
+    /// The LeanCloud error code.
+    public var code: Code
+    /// A message for the client.
+    public var message: String
+
+    /// Creates an error with a code and a client-facing message.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "DataAPIError(\(code.rawValue)): \(message)" }
+}

@@ -1,0 +1,42 @@
+extension ObjectQuery {
+    /// Builds a query from the REST parameters `where`, `order`, `limit`, `skip`, `keys`,
+    /// `include` and `returnACL`, all as the text that arrived.
+    public init(className: String, parameters: [String: String]) throws(DataAPIError) {
+        self.init(className: className)
+        if let whereText = parameters["where"], !whereText.isEmpty {
+            let condition: JSONValue
+            do {
+                condition = try JSONValue(parsing: whereText)
+            } catch {
+                throw DataAPIError(.invalidQuery, "Invalid where: it is not valid JSON.")
+            }
+            predicate = try QueryPredicate(where: condition)
+        }
+        if let orderText = parameters["order"] {
+            order = try orderText.split(separator: ",").map { (part) throws(DataAPIError) in
+                let text = part.trimmingWhitespace
+                let descending = text.hasPrefix("-")
+                let key = descending ? String(text.dropFirst()) : text
+                guard Names.isValidKeyPath(key) else { throw DataAPIError(.invalidQuery, "Invalid order key '\(key)'.") }
+                return SortKey(key: key, descending: descending)
+            }
+        }
+        if let limitText = parameters["limit"] {
+            guard let value = Int(limitText), value >= 0, value <= Self.maxLimit else {
+                throw DataAPIError(.invalidQuery, "limit must be an integer from 0 to \(Self.maxLimit).")
+            }
+            limit = value
+        }
+        if let skipText = parameters["skip"] {
+            guard let value = Int(skipText), value >= 0 else {
+                throw DataAPIError(.invalidQuery, "skip must be a non-negative integer.")
+            }
+            skip = value
+        }
+        if let keysText = parameters["keys"], !keysText.isEmpty { keys = KeySelection(keysText) }
+        if let includeText = parameters["include"], !includeText.isEmpty {
+            include = includeText.split(separator: ",").map { $0.trimmingWhitespace }
+        }
+        returnACL = parameters["returnACL"] == "true"
+    }
+}

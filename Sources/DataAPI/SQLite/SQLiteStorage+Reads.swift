@@ -1,0 +1,58 @@
+internal import GRDB
+
+extension SQLiteStorage {
+    public func fetch(_ className: String, id: String) async throws -> StoredObject? {
+        try await read { db in
+            guard let entry = try self.entry(className, db),
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT id, created_at, updated_at, doc FROM \"\(entry.table)\" WHERE id = ?",
+                    arguments: [id])
+            else { return nil }
+            return try Self.decodeObject(row, className: className)
+        }
+    }
+
+    public func fetch(_ className: String, ids: [String]) async throws -> [StoredObject] {
+        if ids.isEmpty { return [] }
+        return try await read { db in
+            guard let entry = try self.entry(className, db) else { return [] }
+            var objects: [StoredObject] = []
+            // Bounded batches keep each statement under SQLite's variable limit.
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let batch = Array(ids[start..<min(start + 500, ids.count)])
+                let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ",")
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT id, created_at, updated_at, doc FROM \"\(entry.table)\" WHERE id IN (\(placeholders))",
+                    arguments: StatementArguments(batch))
+                for row in rows { objects.append(try Self.decodeObject(row, className: className)) }
+            }
+            return objects
+        }
+    }
+
+    public func find(_ query: ObjectQuery) async throws -> [StoredObject] {
+        try await read { db in
+            guard let entry = try self.entry(query.className, db) else { return [] }
+            let compiler = SQLiteQueryCompiler(fields: entry.fields)
+            let condition = query.predicate.map(compiler.compile) ?? .init(sql: "1")
+            let sql = """
+                SELECT id, created_at, updated_at, doc FROM "\(entry.table)"
+                WHERE \(condition.sql) \(compiler.orderClause(query.order)) LIMIT ? OFFSET ?
+                """
+            let arguments = condition.arguments + [query.limit.databaseValue, query.skip.databaseValue]
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
+                try Self.decodeObject(row, className: query.className)
+            }
+        }
+    }
+
+    public func count(_ query: ObjectQuery) async throws -> Int {
+        try await read { db in
+            guard let entry = try self.entry(query.className, db) else { return 0 }
+            let condition = query.predicate.map(SQLiteQueryCompiler(fields: entry.fields).compile) ?? .init(sql: "1")
+            return try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM \"\(entry.table)\" WHERE \(condition.sql)",
+                arguments: StatementArguments(condition.arguments)) ?? 0
+        }
+    }
+}

@@ -1,0 +1,112 @@
+internal import GRDB
+import Synchronization
+
+extension SQLiteStorage {
+    public func create(_ className: String, changes: ObjectChanges) async throws -> StoredObject {
+        var changes = changes
+        if changes.fields["ACL"] == nil { changes.fields["ACL"] = .set(ACL.publicReadWrite) }
+        let frozen = changes
+        let (object, newFields) = try await write { db -> (StoredObject, [String: FieldType]) in
+            let entry = try self.entry(className, db) ?? self.createClass(className, db)
+            let write = try ObjectWrite(current: [:], changes: frozen) { self.fieldType(className, $0, entry, db) }
+            let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
+            let object = StoredObject(
+                className: className, objectId: ObjectID.make(), createdAt: now, updatedAt: now, fields: write.fields)
+            try db.execute(
+                sql: "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?)",
+                arguments: [object.objectId, now, now, try write.document()])
+            try self.record(write, className: className, ownerId: object.objectId, db)
+            return (object, write.newFieldTypes)
+        }
+        remember(className, newFields)
+        return object
+    }
+
+    public func update(
+        _ className: String, id: String, changes: ObjectChanges, condition: QueryPredicate?
+    ) async throws -> StoredObject {
+        let (object, newFields) = try await write { db -> (StoredObject, [String: FieldType]) in
+            guard let entry = try self.entry(className, db) else {
+                throw DataAPIError(.objectNotFound, "Object not found.")
+            }
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT id, created_at, updated_at, doc FROM \"\(entry.table)\" WHERE id = ?", arguments: [id])
+            else { throw DataAPIError(.objectNotFound, "Object not found.") }
+            if let condition {
+                try self.check(condition, id: id, entry: entry, db)
+            }
+            var object = try Self.decodeObject(row, className: className)
+            let write = try ObjectWrite(current: object.fields, changes: changes) {
+                self.fieldType(className, $0, entry, db)
+            }
+            let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
+            try db.execute(
+                sql: "UPDATE \"\(entry.table)\" SET updated_at = ?, doc = ? WHERE id = ?",
+                arguments: [now, try write.document(), id])
+            try self.record(write, className: className, ownerId: id, db)
+            object.fields = write.fields
+            object.updatedAt = now
+            return (object, write.newFieldTypes)
+        }
+        remember(className, newFields)
+        return object
+    }
+
+    public func delete(_ className: String, id: String, condition: QueryPredicate?) async throws {
+        try await write { db in
+            guard let entry = try self.entry(className, db) else {
+                if condition != nil { throw DataAPIError(.conditionNotMatched, "No object matched the condition.") }
+                return
+            }
+            if let condition { try self.check(condition, id: id, entry: entry, db) }
+            try db.execute(sql: "DELETE FROM \"\(entry.table)\" WHERE id = ?", arguments: [id])
+            try db.execute(
+                sql: "DELETE FROM relations WHERE owner_class = ? AND owner_id = ?", arguments: [className, id])
+        }
+    }
+
+    /// Throws 305 unless the object `id` matches `condition`, inside the write's transaction.
+    private func check(_ condition: QueryPredicate, id: String, entry: ClassEntry, _ db: Database) throws {
+        let fragment = SQLiteQueryCompiler(fields: entry.fields).compile(condition)
+        let matched = try Bool.fetchOne(
+            db, sql: "SELECT 1 FROM \"\(entry.table)\" WHERE id = ? AND (\(fragment.sql))",
+            arguments: StatementArguments([id.databaseValue] + fragment.arguments)) ?? false
+        guard matched else { throw DataAPIError(.conditionNotMatched, "No object matched the condition.") }
+    }
+
+    private func createClass(_ className: String, _ db: Database) throws -> ClassEntry {
+        let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
+        try db.execute(sql: "INSERT INTO classes (name, created_at) VALUES (?, ?)", arguments: [className, now])
+        let table = "o_\(db.lastInsertedRowID)"
+        try db.execute(sql: SQLiteSchema.createClassTable(table))
+        return ClassEntry(table: table, fields: [:])
+    }
+
+    /// Records new field types and relation members of a write, in its transaction.
+    private func record(_ write: ObjectWrite, className: String, ownerId: String, _ db: Database) throws {
+        for (field, type) in write.newFieldTypes {
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO fields (class, name, type) VALUES (?, ?, ?)",
+                arguments: [className, field, type.rawValue])
+        }
+        for change in write.relationChanges {
+            for target in change.ids {
+                try db.execute(
+                    sql: change.adding
+                        ? "INSERT OR IGNORE INTO relations (owner_class, field, owner_id, target_id) VALUES (?, ?, ?, ?)"
+                        : "DELETE FROM relations WHERE owner_class = ? AND field = ? AND owner_id = ? AND target_id = ?",
+                    arguments: [className, change.field, ownerId, target])
+            }
+        }
+    }
+
+    /// Adds what a committed write created to the catalog.
+    private func remember(_ className: String, _ newFields: [String: FieldType]) {
+        catalog.withLock { catalog in
+            guard catalog[className] != nil else { return }
+            for (field, type) in newFields where catalog[className]!.fields[field] == nil {
+                catalog[className]!.fields[field] = type
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// Where objects live. SQLite is the embedded engine; others (PostgreSQL) implement the same
+/// contract, and the same tests run against each.
+///
+/// Every write is atomic: the read of the current object, the operations, the type checks and
+/// the write happen in one transaction, so concurrent increments never lose an update.
+public protocol StorageEngine: Sendable {
+    /// Whether the class has ever been written (system classes always exist).
+    func classExists(_ className: String) async throws -> Bool
+
+    /// Creates an object from `changes` and returns it.
+    func create(_ className: String, changes: ObjectChanges) async throws -> StoredObject
+
+    /// Applies `changes` to an object, only if it matches `condition` (else error 305).
+    ///
+    /// - Throws: 101 when there is no such object.
+    func update(
+        _ className: String, id: String, changes: ObjectChanges, condition: QueryPredicate?
+    ) async throws -> StoredObject
+
+    /// Deletes an object, only if it matches `condition` (else error 305); deleting an object that
+    /// does not exist succeeds, since SDKs replay deletes.
+    func delete(_ className: String, id: String, condition: QueryPredicate?) async throws
+
+    /// The object with this id, if any.
+    func fetch(_ className: String, id: String) async throws -> StoredObject?
+
+    /// The objects with these ids that exist, in no particular order.
+    func fetch(_ className: String, ids: [String]) async throws -> [StoredObject]
+
+    /// The objects matching the query, in its order and window.
+    func find(_ query: ObjectQuery) async throws -> [StoredObject]
+
+    /// How many objects match the query's condition.
+    func count(_ query: ObjectQuery) async throws -> Int
+}

@@ -1,0 +1,46 @@
+/// The rules for class and field names.
+public enum Names {
+    /// System classes with a leading underscore that the server defines.
+    public static let systemClasses: Set<String> = ["_User", "_Role", "_File", "_Installation", "_Session"]
+
+    /// Field names the built-ins own; a client may not write them as data.
+    public static let builtInFields: Set<String> = ["objectId", "createdAt", "updatedAt"]
+
+    /// Names the SDKs reserve for themselves (LeanCloud's list); they can't be field names.
+    public static let reservedFields: Set<String> = [
+        "acl", "className", "code", "createdAt", "description", "error", "fetchWhenSave", "id",
+        "isDataReady", "keyValues", "objectId", "pendingKeys", "running", "updatedAt", "uuid",
+    ]
+
+    /// Whether `name` is a valid class name: letters, digits and `_`, starting with a letter, or
+    /// one of the system classes.
+    public static func isValidClassName(_ name: String) -> Bool {
+        if systemClasses.contains(name) { return true }
+        guard let first = name.utf8.first, isLetter(first), name.utf8.count <= 128 else { return false }
+        return name.utf8.allSatisfy { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") }
+    }
+
+    /// Whether `name` may be written as a field: letters, digits and `_`, no leading `__`,
+    /// not reserved. `ACL` is a built-in field that clients do write.
+    public static func isValidFieldName(_ name: String) -> Bool {
+        if name == "ACL" { return true }
+        guard !name.isEmpty, name.utf8.count <= 128, !name.hasPrefix("__"), !reservedFields.contains(name) else {
+            return false
+        }
+        return name.utf8.allSatisfy { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") }
+    }
+
+    /// Whether `path` is a field or a dotted path into nested objects (`a.b`), as queries use.
+    public static func isValidKeyPath(_ path: String) -> Bool {
+        let parts = path.split(separator: ".", omittingEmptySubsequences: false)
+        return !parts.isEmpty && parts.allSatisfy { part in
+            !part.isEmpty && part.utf8.allSatisfy { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") }
+        }
+    }
+
+    private static func isLetter(_ c: UInt8) -> Bool {
+        (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) || (c >= UInt8(ascii: "A") && c <= UInt8(ascii: "Z"))
+    }
+
+    private static func isDigit(_ c: UInt8) -> Bool { c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") }
+}

@@ -1,0 +1,35 @@
+import Foundation
+
+/// Everything the server needs to start.
+public struct HostConfiguration: Sendable {
+    /// The address to listen on.
+    public var host: String
+    /// The port to listen on (0 picks a free one).
+    public var port: Int
+    /// Where the database and generated keys live.
+    public var dataDirectory: String
+    /// Where the user's cloud code lives.
+    public var functionsDirectory: String
+    /// The application's credentials.
+    public var keys: AppKeys
+    /// The largest request body accepted, in bytes (batch requests are the largest).
+    public var maxBodySize: Int
+
+    /// Creates a configuration; only the keys and data directory have no default.
+    public init(
+        host: String = "0.0.0.0", port: Int = 3000, dataDirectory: String, functionsDirectory: String = "./functions",
+        keys: AppKeys, maxBodySize: Int = 20 * 1024 * 1024
+    ) {
+        self.host = host
+        self.port = port
+        self.dataDirectory = dataDirectory
+        self.functionsDirectory = functionsDirectory
+        self.keys = keys
+        self.maxBodySize = maxBodySize
+    }
+
+    /// The SQLite database file inside the data directory.
+    public var databasePath: String {
+        URL(fileURLWithPath: dataDirectory).appendingPathComponent("functionhost.sqlite").path
+    }
+}

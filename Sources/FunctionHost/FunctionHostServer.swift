@@ -1,0 +1,48 @@
+public import DataAPI
+import Foundation
+public import Hummingbird
+public import Logging
+
+/// Builds the HTTP application: storage, routes, middleware.
+public enum FunctionHostServer {
+    /// The application for a configuration, with its SQLite database opened (and created) under
+    /// the data directory. Run it with `runService()`: SIGTERM and SIGINT drain in-flight
+    /// requests, then it returns.
+    public static func makeApplication(
+        configuration: HostConfiguration, logger: Logger = Logger(label: "functionhost")
+    ) throws -> some ApplicationProtocol {
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        let storage = try SQLiteStorage(path: configuration.databasePath)
+        let data = DataService(sqlite: storage)
+        let router = makeRouter(configuration: configuration, data: data)
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FunctionHost"),
+            logger: logger)
+    }
+
+    /// Runs the server until SIGTERM or SIGINT, which drain in-flight requests first.
+    public static func run(configuration: HostConfiguration, logger: Logger) async throws {
+        let app = try makeApplication(configuration: configuration, logger: logger)
+        try await app.runService()
+    }
+
+    /// The router with every route and middleware, over a given data service.
+    public static func makeRouter(configuration: HostConfiguration, data: DataService) -> Router<HostRequestContext> {
+        let router = Router(context: HostRequestContext.self)
+        // Order matters: CORS answers preflights first; errors are mapped for everything inside.
+        router.add(middleware: LeanCloudCORSMiddleware())
+        router.add(middleware: ErrorMiddleware())
+        router.add(
+            middleware: AuthMiddleware(
+                authenticator: Authenticator(keys: configuration.keys), bodyLimit: configuration.maxBodySize))
+        EngineRoutes().register(on: router)
+        let endpoint = ObjectEndpoint(data: data)
+        for prefix in ["1", "1.1"] {
+            let group = router.group(RouterPath(prefix))
+            ObjectRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
+            BatchRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
+        }
+        return router
+    }
+}

@@ -1,0 +1,37 @@
+import DataAPI
+import Hummingbird
+
+/// Authenticates every request except the health check and the server clock, answering
+/// 401 `{"code":401,"error":"Unauthorized."}` to wrong or missing credentials.
+struct AuthMiddleware: RouterMiddleware {
+    typealias Context = HostRequestContext
+    let authenticator: Authenticator
+    let bodyLimit: Int
+
+    static let openPaths: Set<String> = ["/", "/__engine/1/ping", "/__engine/1.1/ping", "/1.1/date", "/1/date"]
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        context.bodyLimit = bodyLimit
+        if Self.openPaths.contains(request.uri.path) {
+            return try await next(request, context)
+        }
+        var request = request
+        var credentials = Authenticator.credentials(from: request.headers)
+        if credentials.appId == nil, request.headers[.contentType]?.hasPrefix("text/plain") == true {
+            // Browsers avoid a CORS preflight by sending JSON as text/plain with the keys inside.
+            let buffer = try await request.body.collect(upTo: bodyLimit)
+            request.body = .init(buffer: buffer)
+            if let body = try? JSONValue(parsing: buffer.readableBytesView) {
+                credentials = Authenticator.credentials(fromBody: body)
+            }
+        }
+        guard let caller = authenticator.caller(for: credentials) else {
+            throw HostError.unauthorized
+        }
+        context.caller = caller
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,22 @@
+import Hummingbird
+import Logging
+
+/// Turns every error a route throws into LeanCloud's `{"code","error"}` answer, and logs the
+/// unexpected ones with the request id while the client sees only a generic 500.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = HostRequestContext
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            if let mapped = HostError(mapping: error) {
+                return mapped.response
+            }
+            context.logger.error("Unhandled error: \(String(describing: error))")
+            return HostError(status: .internalServerError, code: 1, message: "Internal server error.").response
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import DataAPI
+public import Hummingbird
+
+/// An error answered to the client as LeanCloud does: an HTTP status and `{"code", "error"}`.
+///
+/// Every error that leaves a route is turned into one of these in one place,
+/// `HostError.init(mapping:)`; anything unexpected becomes a 500 whose details stay in the log.
+public struct HostError: Error, Sendable {
+    /// The HTTP status.
+    public var status: HTTPResponse.Status
+    /// The LeanCloud error code.
+    public var code: Int
+    /// The message for the client.
+    public var message: String
+
+    /// Creates an error response.
+    public init(status: HTTPResponse.Status, code: Int, message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    /// 401 `{"code":401,"error":"Unauthorized."}`, what every LeanCloud service answers.
+    public static let unauthorized = HostError(status: .unauthorized, code: 401, message: "Unauthorized.")
+
+    /// The client-facing form of any error thrown while serving a request; nil for errors that
+    /// are not the client's business (those become a generic 500).
+    init?(mapping error: any Error) {
+        switch error {
+        case let error as HostError:
+            self = error
+        case let error as DataAPIError:
+            self.init(status: Self.status(for: error.code), code: error.code.rawValue, message: error.message)
+        case let error as any HTTPResponseError:
+            let status = error.status
+            let message: String
+            switch status {
+            case .notFound: message = "Not found."
+            case .contentTooLarge: message = "The request body is too large."
+            case .methodNotAllowed: message = "Method not allowed."
+            default: message = status.reasonPhrase
+            }
+            self.init(status: status, code: status.code, message: message)
+        default:
+            return nil
+        }
+    }
+
+    private static func status(for code: DataAPIError.Code) -> HTTPResponse.Status {
+        switch code {
+        case .objectNotFound: return .notFound
+        case .operationForbidden: return .forbidden
+        case .storageFailure, .internalError: return .internalServerError
+        default: return .badRequest
+        }
+    }
+
+    /// The JSON response.
+    var response: Response {
+        JSONResponse(status: status, ["code": .int(Int64(code)), "error": .string(message)]).response
+    }
+}

@@ -1,0 +1,20 @@
+public import DataAPI
+public import Hummingbird
+
+/// The per-request state: who is calling, established by `AuthMiddleware`.
+public struct HostRequestContext: RequestContext {
+    /// Hummingbird's own per-request storage.
+    public var coreContext: CoreRequestContextStorage
+    /// The authenticated caller; nil until the auth middleware has run.
+    public var caller: Caller?
+    /// The largest body accepted; set from the configuration by the auth middleware.
+    public var bodyLimit: Int = 20 * 1024 * 1024
+
+    /// Creates a context for a new request.
+    public init(source: Source) {
+        coreContext = .init(source: source)
+    }
+
+    /// The largest body Hummingbird's decoders accept.
+    public var maxUploadSize: Int { bodyLimit }
+}

@@ -1,0 +1,97 @@
+import DataAPI
+import Hummingbird
+
+/// `POST /batch`: many object requests in one, each answered in order with `{"success": ...}`
+/// or `{"error": {"code", "error"}}`; one failing request doesn't stop the others.
+struct BatchRoutes: Sendable {
+    let endpoint: ObjectEndpoint
+    /// The most requests one batch may carry.
+    static let maxRequests = 500
+
+    func register(on group: RouterGroup<HostRequestContext>, prefix: String) {
+        group.post("batch") { request, context in
+            var request = request
+            let body = try await request.jsonObject(context: context)
+            guard case .array(let requests)? = body["requests"] else {
+                throw DataAPIError(.malformedJSON, "A batch needs a requests array.")
+            }
+            guard requests.count <= Self.maxRequests else {
+                throw DataAPIError(.internalError, "A batch may hold at most \(Self.maxRequests) requests.")
+            }
+            let caller = context.caller ?? Caller(isMaster: false)
+            var results: [JSONValue] = []
+            results.reserveCapacity(requests.count)
+            for entry in requests {
+                do {
+                    let response = try await perform(entry, caller: caller, prefix: prefix)
+                    results.append(["success": response.body])
+                } catch {
+                    let mapped = HostError(mapping: error)
+                        ?? HostError(status: .internalServerError, code: 1, message: "Internal server error.")
+                    results.append(["error": ["code": .int(Int64(mapped.code)), "error": .string(mapped.message)]])
+                }
+            }
+            return JSONResponse(.array(results))
+        }
+    }
+
+    private func perform(_ entry: JSONValue, caller: Caller, prefix: String) async throws -> JSONResponse {
+        guard case .string(let method)? = entry["method"], case .string(let rawPath)? = entry["path"] else {
+            throw DataAPIError(.malformedJSON, "Each batch request needs a method and a path.")
+        }
+        let (segments, parameters) = Self.route(rawPath)
+        let body = entry["body"]?.objectValue ?? [:]
+        var allParameters = parameters
+        if case .object(let extra)? = entry["params"] {
+            for (key, value) in extra { allParameters[key] = value.stringValue ?? value.jsonString }
+        }
+        switch (method.uppercased(), segments.count) {
+        case ("POST", 2):
+            return try await endpoint.create(segments[1], body: body, parameters: allParameters, caller: caller, prefix: prefix)
+        case ("GET", 2):
+            return try await endpoint.find(segments[1], parameters: allParameters, caller: caller)
+        case ("GET", 3):
+            return try await endpoint.fetch(segments[1], id: segments[2], parameters: allParameters, caller: caller)
+        case ("PUT", 3):
+            return try await endpoint.update(segments[1], id: segments[2], body: body, parameters: allParameters, caller: caller)
+        case ("DELETE", 3):
+            return try await endpoint.delete(segments[1], id: segments[2], parameters: allParameters, caller: caller)
+        default:
+            throw HostError(status: .badRequest, code: 107, message: "Unsupported batch request: \(method) \(rawPath).")
+        }
+    }
+
+    /// `/1.1/classes/Post/abc?fetchWhenSave=true` → (["classes", "Post", "abc"], ["fetchWhenSave": "true"]).
+    private static func route(_ rawPath: String) -> ([String], [String: String]) {
+        let parts = rawPath.split(separator: "?", maxSplits: 1)
+        var segments = (parts.first ?? "").split(separator: "/").map(String.init)
+        if let first = segments.first, first == "1.1" || first == "1" { segments.removeFirst() }
+        guard segments.first == "classes", (2...3).contains(segments.count) else { return ([], [:]) }
+        var parameters: [String: String] = [:]
+        if parts.count > 1 {
+            for pair in parts[1].split(separator: "&") {
+                let kv = pair.split(separator: "=", maxSplits: 1)
+                let value = kv.count > 1 ? String(kv[1]).removingPercentEncodingOrSelf : ""
+                parameters[String(kv[0])] = value
+            }
+        }
+        return (segments, parameters)
+    }
+}
+
+extension String {
+    fileprivate var removingPercentEncodingOrSelf: String {
+        var bytes: [UInt8] = []
+        var iterator = utf8.makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
+                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,79 @@
+import DataAPI
+import Hummingbird
+
+/// The object operations of the REST API, shared by the `/classes` routes and `/batch`, so a
+/// request means the same thing whichever way it arrives.
+struct ObjectEndpoint: Sendable {
+    let data: DataService
+
+    func create(
+        _ className: String, body: [String: JSONValue], parameters: [String: String], caller: Caller, prefix: String
+    ) async throws -> JSONResponse {
+        var body = body
+        let fetchWhenSave = Self.flag(parameters["fetchWhenSave"]) || body.removeValue(forKey: "fetchWhenSave") == true
+        let object = try await data.create(className, body: body, caller: caller)
+        var headers: HTTPFields = [:]
+        headers[.location] = "/\(prefix)/classes/\(className)/\(object.objectId)"
+        let json: JSONValue =
+            fetchWhenSave
+            ? .object(object.restJSON())
+            : ["objectId": .string(object.objectId), "createdAt": .string(object.createdAt)]
+        return JSONResponse(status: .created, json, headers: headers)
+    }
+
+    func update(
+        _ className: String, id: String, body: [String: JSONValue], parameters: [String: String], caller: Caller
+    ) async throws -> JSONResponse {
+        var body = body
+        let fetchWhenSave = Self.flag(parameters["fetchWhenSave"]) || body.removeValue(forKey: "fetchWhenSave") == true
+        let (object, changedKeys) = try await data.update(
+            className, id: id, body: body, condition: try Self.condition(parameters), caller: caller)
+        var json: [String: JSONValue] = ["objectId": .string(object.objectId), "updatedAt": .string(object.updatedAt)]
+        if fetchWhenSave {
+            // LeanCloud answers an update with the new values of the fields it changed.
+            for key in changedKeys { json[key] = object.fields[key] }
+        }
+        return JSONResponse(.object(json))
+    }
+
+    func delete(_ className: String, id: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {
+        try await data.delete(className, id: id, condition: try Self.condition(parameters), caller: caller)
+        return JSONResponse([:])
+    }
+
+    func fetch(_ className: String, id: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {
+        let include = parameters["include"].map { $0.split(separator: ",").map(String.init) } ?? []
+        guard let object = try await data.fetch(className, id: id, include: include, caller: caller) else {
+            return JSONResponse([:])
+        }
+        var json = object.restJSON()
+        if let keys = parameters["keys"], !keys.isEmpty { json = KeySelection(keys).apply(to: json) }
+        return JSONResponse(.object(json))
+    }
+
+    func find(_ className: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {
+        let query = try ObjectQuery(className: className, parameters: parameters)
+        let withCount = Self.flag(parameters["count"])
+        let (objects, count) = try await data.find(query, withCount: withCount, caller: caller)
+        let results: [JSONValue] = objects.map { object in
+            let json = object.restJSON(includeACL: query.returnACL)
+            return .object(query.keys?.apply(to: json) ?? json)
+        }
+        var body: [String: JSONValue] = ["results": .array(results)]
+        if let count { body["count"] = .int(Int64(count)) }
+        return JSONResponse(.object(body))
+    }
+
+    /// The `where` parameter of a conditional update or delete.
+    private static func condition(_ parameters: [String: String]) throws -> QueryPredicate? {
+        guard let text = parameters["where"], !text.isEmpty else { return nil }
+        guard let value = try? JSONValue(parsing: text) else {
+            throw DataAPIError(.invalidQuery, "Invalid where: it is not valid JSON.")
+        }
+        return try QueryPredicate(where: value)
+    }
+
+    private static func flag(_ text: String?) -> Bool {
+        text == "true" || text == "1"
+    }
+}

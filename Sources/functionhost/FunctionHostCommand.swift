@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import FunctionHost
+import Logging
+
+/// `functionhost`: the FunctionHost server and its tools.
+@main
+struct FunctionHostCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "functionhost",
+        abstract: "A self-hosted cloud-function runtime and hook host speaking the LeanCloud REST protocol.",
+        subcommands: [Serve.self],
+        defaultSubcommand: Serve.self)
+}
+
+/// `functionhost serve [--port N] [--data-dir DIR] [--functions DIR]`.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server on its embedded SQLite storage.",
+        discussion: """
+            Also configured by LEANCLOUD_APP_ID, LEANCLOUD_APP_KEY, LEANCLOUD_APP_MASTER_KEY,
+            LEANCLOUD_APP_HOOK_KEY and LEANCLOUD_APP_PORT. Keys that are not given are generated
+            once and kept in <data-dir>/keys.json.
+            """)
+
+    @Option(help: "The port to listen on (default: $LEANCLOUD_APP_PORT or 3000).")
+    var port: Int?
+
+    @Option(help: "The address to listen on.")
+    var host: String = "0.0.0.0"
+
+    @Option(name: .customLong("data-dir"), help: "Where the database and keys live.")
+    var dataDirectory: String = "./data"
+
+    @Option(name: .customLong("functions"), help: "Where the cloud code lives.")
+    var functionsDirectory: String = "./functions"
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardOutput(label: label)
+            handler.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+            return handler
+        }
+        let logger = Logger(label: "functionhost")
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        let (keys, generated) = try AppKeys.resolve(
+            dataDirectory: dataDirectory, appId: environment["LEANCLOUD_APP_ID"],
+            appKey: environment["LEANCLOUD_APP_KEY"], masterKey: environment["LEANCLOUD_APP_MASTER_KEY"],
+            hookKey: environment["LEANCLOUD_APP_HOOK_KEY"])
+        let resolvedPort = port ?? environment["LEANCLOUD_APP_PORT"].flatMap(Int.init) ?? 3000
+        print("FunctionHost \(dataDirectory) on \(host):\(resolvedPort)")
+        print("  App ID:     \(keys.appId)")
+        print("  App Key:    \(keys.appKey)")
+        if generated {
+            // Shown once, when generated; afterwards they are read from keys.json.
+            print("  Master Key: \(keys.masterKey)")
+            print("  Hook Key:   \(keys.hookKey)")
+        }
+        print("  Keys file:  \(dataDirectory)/keys.json")
+        let configuration = HostConfiguration(
+            host: host, port: resolvedPort, dataDirectory: dataDirectory, functionsDirectory: functionsDirectory,
+            keys: keys)
+        try await FunctionHostServer.run(configuration: configuration, logger: logger)
+    }
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs the system packages FunctionHost needs, when they are missing (a fresh machine).
+set -euo pipefail
+need=()
+for pkg in libsqlite3-dev libjavascriptcoregtk-4.1-dev pkg-config "$@"; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+    echo "Installing: ${need[*]}"
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
