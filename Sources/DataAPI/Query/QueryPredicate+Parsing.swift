@@ -16,7 +16,15 @@ extension QueryPredicate {
                 }
                 let parsed = try clauses.map { (clause) throws(DataAPIError) in try QueryPredicate(where: clause) }
                 parts.append(key == "$and" ? .and(parsed) : .or(parsed))
+            case "$relatedTo":
+                guard case .string(let field)? = value["key"], let object = value["object"],
+                    case .string(let ownerClass)? = object["className"], case .string(let ownerId)? = object["objectId"]
+                else {
+                    throw DataAPIError(.invalidQuery, "$relatedTo takes {\"object\": <Pointer>, \"key\": <field>}.")
+                }
+                parts.append(.relatedTo(ownerClass: ownerClass, ownerId: ownerId, field: field))
             default:
+                guard !key.hasPrefix("$") else { throw DataAPIError(.invalidQuery, "Unknown operator \(key).") }
                 guard Names.isValidKeyPath(key) else {
                     throw DataAPIError(.invalidQuery, "Invalid key '\(key)' in where.")
                 }
@@ -35,22 +43,112 @@ extension QueryPredicate {
             switch op {
             case "$eq", "$ne", "$lt", "$lte", "$gt", "$gte":
                 parts.append(.compare(key: key, ComparisonOperator(rawValue: op)!, try operand(operandValue, key: key)))
-            case "$in", "$nin":
+            case "$in", "$nin", "$all":
                 guard case .array(let list) = operandValue else {
                     throw DataAPIError(.invalidQuery, "\(op) of \(key) takes an array.")
                 }
                 let values = try list.map { (element) throws(DataAPIError) in try operand(element, key: key) }
-                parts.append(.oneOf(key: key, values, negated: op == "$nin"))
+                parts.append(op == "$all" ? .containsAll(key: key, values) : .oneOf(key: key, values, negated: op == "$nin"))
             case "$exists":
                 guard case .bool(let flag) = operandValue else {
                     throw DataAPIError(.invalidQuery, "$exists of \(key) takes a boolean.")
                 }
                 parts.append(.exists(key: key, flag))
+            case "$size":
+                guard case .int(let count) = operandValue, count >= 0 else {
+                    throw DataAPIError(.invalidQuery, "$size of \(key) takes a non-negative integer.")
+                }
+                parts.append(.size(key: key, Int(count)))
+            case "$regex":
+                guard case .string(let pattern) = operandValue else {
+                    throw DataAPIError(.invalidQuery, "$regex of \(key) takes a string.")
+                }
+                let options = members["$options"]?.stringValue ?? ""
+                guard options.allSatisfy({ "imsx".contains($0) }) else {
+                    throw DataAPIError(.invalidQuery, "$options of \(key) may only hold i, m, s and x.")
+                }
+                guard RegexCache.shared.regex(pattern, options: options) != nil else {
+                    throw DataAPIError(.invalidQuery, "Invalid regular expression for \(key).")
+                }
+                parts.append(.regex(key: key, pattern: pattern, options: options))
+            case "$options", "$maxDistance", "$maxDistanceInRadians", "$maxDistanceInMiles", "$maxDistanceInKilometers":
+                // Modifiers of $regex and $nearSphere, read there.
+                guard members["$regex"] != nil || members["$nearSphere"] != nil else {
+                    throw DataAPIError(.invalidQuery, "\(op) of \(key) needs \(op == "$options" ? "$regex" : "$nearSphere").")
+                }
+            case "$inQuery", "$notInQuery":
+                parts.append(.matchesQuery(key: key, try subquery(operandValue, op: op), negated: op == "$notInQuery"))
+            case "$select", "$dontSelect":
+                guard case .string(let subKey)? = operandValue["key"], Names.isValidKeyPath(subKey),
+                    let query = operandValue["query"]
+                else {
+                    throw DataAPIError(.invalidQuery, "\(op) of \(key) takes {\"query\": {...}, \"key\": <field>}.")
+                }
+                parts.append(
+                    .matchesKeyInQuery(key: key, try subquery(query, op: op), subKey: subKey, negated: op == "$dontSelect"))
+            case "$nearSphere":
+                let point = try geoPoint(operandValue, key: key)
+                parts.append(.nearSphere(key: key, point, maxDistance: try maxDistance(members, key: key)))
+            case "$within", "$geoWithin":
+                if case .array(let corners)? = operandValue["$box"], corners.count == 2 {
+                    let southwest = try geoPoint(corners[0], key: key)
+                    let northeast = try geoPoint(corners[1], key: key)
+                    parts.append(.withinBox(key: key, southwest: southwest, northeast: northeast))
+                } else if case .array(let vertices)? = operandValue["$polygon"], vertices.count >= 3 {
+                    let points = try vertices.map { (vertex) throws(DataAPIError) in try geoPoint(vertex, key: key) }
+                    parts.append(.withinPolygon(key: key, points))
+                } else {
+                    throw DataAPIError(.invalidQuery, "\(op) of \(key) takes {\"$box\": [sw, ne]} or {\"$polygon\": [...]}.")
+                }
             default:
                 throw DataAPIError(.invalidQuery, "Unknown operator \(op) on \(key).")
             }
         }
         return parts.count == 1 ? parts[0] : .and(parts)
+    }
+
+    private static func subquery(_ value: JSONValue, op: String) throws(DataAPIError) -> Subquery {
+        guard case .string(let className)? = value["className"], Names.isValidClassName(className) else {
+            throw DataAPIError(.invalidQuery, "\(op) needs a className.")
+        }
+        let predicate = try value["where"].map { (condition) throws(DataAPIError) in try QueryPredicate(where: condition) }
+        return Subquery(className: className, predicate: predicate)
+    }
+
+    private static func geoPoint(_ value: JSONValue, key: String) throws(DataAPIError) -> GeoPoint {
+        let latitude: Double?
+        let longitude: Double?
+        if case .array(let pair) = value, pair.count == 2 {
+            // Parse's polygon vertices may be [latitude, longitude] pairs.
+            latitude = pair[0].doubleValue
+            longitude = pair[1].doubleValue
+        } else {
+            latitude = value["latitude"]?.doubleValue
+            longitude = value["longitude"]?.doubleValue
+        }
+        guard let latitude, let longitude else {
+            throw DataAPIError(.invalidQuery, "Invalid GeoPoint in the condition on \(key).")
+        }
+        guard (-90...90).contains(latitude), (-180...180).contains(longitude) else {
+            throw DataAPIError(.invalidGeoPoint, "Invalid GeoPoint in the condition on \(key): out of range.")
+        }
+        return GeoPoint(latitude: latitude, longitude: longitude)
+    }
+
+    /// `$maxDistance*` in radians (the Earth's mean radius is 6371 km, 3958.8 miles).
+    private static func maxDistance(_ members: [String: JSONValue], key: String) throws(DataAPIError) -> Double? {
+        let units: [(String, Double)] = [
+            ("$maxDistance", 1), ("$maxDistanceInRadians", 1), ("$maxDistanceInKilometers", 1 / 6371.0),
+            ("$maxDistanceInMiles", 1 / 3958.8),
+        ]
+        for (name, factor) in units {
+            guard let value = members[name] else { continue }
+            guard let number = value.doubleValue, number >= 0 else {
+                throw DataAPIError(.invalidQuery, "\(name) of \(key) takes a non-negative number.")
+            }
+            return number * factor
+        }
+        return nil
     }
 
     /// A constant in a condition, in its stored form (dates canonical, objects as pointers).
@@ -66,6 +164,11 @@ extension QueryPredicate {
                 throw DataAPIError(.invalidQuery, "Invalid Pointer in the condition on \(key).")
             }
             return ["__type": "Pointer", "className": .string(className), "objectId": .string(id)]
+        case "GeoPoint":
+            guard let latitude = value["latitude"], let longitude = value["longitude"] else {
+                throw DataAPIError(.invalidQuery, "Invalid GeoPoint in the condition on \(key).")
+            }
+            return ["__type": "GeoPoint", "latitude": latitude, "longitude": longitude]
         default:
             if case .object(let members) = value, members.keys.contains(where: { $0.hasPrefix("$") }) {
                 throw DataAPIError(.invalidQuery, "Invalid operand for \(key).")

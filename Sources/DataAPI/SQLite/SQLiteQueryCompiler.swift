@@ -9,7 +9,12 @@ internal import GRDB
 /// comparing a number with text. Array fields compare their elements (`{"tags": "a"}` means
 /// "contains a"), as the SDKs expect.
 struct SQLiteQueryCompiler {
+    /// The queried class.
+    var className: String
+    /// Its recorded field types.
     var fields: [String: FieldType]
+    /// Other classes' tables and schemas, for subqueries.
+    var resolve: (String) -> SQLiteStorage.ClassEntry?
 
     /// An SQL condition and the values bound to its placeholders.
     struct Fragment {
@@ -33,6 +38,8 @@ struct SQLiteQueryCompiler {
         case .oneOf(let key, let values, let negated):
             let any = join(values.map { compare(key: key, .equal, $0) }, with: " OR ", empty: "0")
             return negated ? Fragment(sql: "(\(any.sql)) IS NOT 1", arguments: any.arguments) : any
+        default:
+            return compileExtended(predicate)
         }
     }
 
@@ -78,6 +85,13 @@ struct SQLiteQueryCompiler {
             return Fragment(sql: "\(column) \(sqlOp) ?", arguments: [text.databaseValue])
         }
         let recorded = key.contains(".") ? nil : fields[key]
+        if recorded == .relation, value.typeTag == "Pointer", op == .equal || op == .notEqual {
+            // Owners whose Relation holds this object.
+            let owned = Fragment(
+                sql: "id IN (SELECT owner_id FROM relations WHERE owner_class = ? AND field = ? AND target_id = ?)",
+                arguments: [Self.text(className), Self.text(key), Self.text(value["objectId"]?.stringValue ?? "")])
+            return op == .equal ? owned : Fragment(sql: "(\(owned.sql)) IS NOT 1", arguments: owned.arguments)
+        }
         if recorded == .array, !isArrayOrPlainObject(value) {
             // Compare against the elements: equality means "contains".
             let element = elementCondition(op == .notEqual ? .equal : op, value)
@@ -154,7 +168,7 @@ struct SQLiteQueryCompiler {
     }
 
     /// A condition on the current element `e` of `json_each` over an array field.
-    private func elementCondition(_ op: ComparisonOperator, _ value: JSONValue) -> Fragment {
+    func elementCondition(_ op: ComparisonOperator, _ value: JSONValue) -> Fragment {
         let sqlOp = Self.sqlOperator(op)
         switch value {
         case .null: return Fragment(sql: op == .equal ? "e.type = 'null'" : "0")
@@ -175,7 +189,7 @@ struct SQLiteQueryCompiler {
         }
     }
 
-    private static func text(_ string: String) -> DatabaseValue { string.databaseValue }
+    static func text(_ string: String) -> DatabaseValue { string.databaseValue }
 
     private static func sqlOperator(_ op: ComparisonOperator) -> String {
         switch op {
@@ -189,7 +203,12 @@ struct SQLiteQueryCompiler {
     }
 
     /// The ORDER BY clause of a query; rowid (insertion order) breaks ties and orders by default.
-    func orderClause(_ keys: [SortKey]) -> String {
+    func orderClause(_ keys: [SortKey], predicate: QueryPredicate? = nil) -> Fragment {
+        if keys.isEmpty, let near = Self.nearSphere(in: predicate) {
+            return Fragment(
+                sql: "ORDER BY \(distanceExpression(near.key)) ASC, rowid ASC",
+                arguments: [near.point.latitude.databaseValue, near.point.longitude.databaseValue])
+        }
         var terms: [String] = keys.map { key in
             let expr: String
             if let column = Self.column(for: key.key) {
@@ -202,6 +221,6 @@ struct SQLiteQueryCompiler {
             return expr + (key.descending ? " DESC" : " ASC")
         }
         terms.append("rowid ASC")
-        return "ORDER BY " + terms.joined(separator: ", ")
+        return Fragment(sql: "ORDER BY " + terms.joined(separator: ", "))
     }
 }

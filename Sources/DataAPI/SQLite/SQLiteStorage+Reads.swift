@@ -33,13 +33,14 @@ extension SQLiteStorage {
     public func find(_ query: ObjectQuery) async throws -> [StoredObject] {
         try await read { db in
             guard let entry = try self.entry(query.className, db) else { return [] }
-            let compiler = SQLiteQueryCompiler(fields: entry.fields)
+            let compiler = self.compiler(query.className, entry, db)
             let condition = query.predicate.map(compiler.compile) ?? .init(sql: "1")
+            let order = compiler.orderClause(query.order, predicate: query.predicate)
             let sql = """
                 SELECT id, created_at, updated_at, doc FROM "\(entry.table)"
-                WHERE \(condition.sql) \(compiler.orderClause(query.order)) LIMIT ? OFFSET ?
+                WHERE \(condition.sql) \(order.sql) LIMIT ? OFFSET ?
                 """
-            let arguments = condition.arguments + [query.limit.databaseValue, query.skip.databaseValue]
+            let arguments = condition.arguments + order.arguments + [query.limit.databaseValue, query.skip.databaseValue]
             return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
                 try Self.decodeObject(row, className: query.className)
             }
@@ -49,7 +50,7 @@ extension SQLiteStorage {
     public func count(_ query: ObjectQuery) async throws -> Int {
         try await read { db in
             guard let entry = try self.entry(query.className, db) else { return 0 }
-            let condition = query.predicate.map(SQLiteQueryCompiler(fields: entry.fields).compile) ?? .init(sql: "1")
+            let condition = query.predicate.map(self.compiler(query.className, entry, db).compile) ?? .init(sql: "1")
             return try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM \"\(entry.table)\" WHERE \(condition.sql)",
                 arguments: StatementArguments(condition.arguments)) ?? 0

@@ -33,7 +33,7 @@ extension SQLiteStorage {
                 db, sql: "SELECT id, created_at, updated_at, doc FROM \"\(entry.table)\" WHERE id = ?", arguments: [id])
             else { throw DataAPIError(.objectNotFound, "Object not found.") }
             if let condition {
-                try self.check(condition, id: id, entry: entry, db)
+                try self.check(condition, id: id, className: className, entry: entry, db)
             }
             var object = try Self.decodeObject(row, className: className)
             let write = try ObjectWrite(current: object.fields, changes: changes) {
@@ -58,7 +58,7 @@ extension SQLiteStorage {
                 if condition != nil { throw DataAPIError(.conditionNotMatched, "No object matched the condition.") }
                 return
             }
-            if let condition { try self.check(condition, id: id, entry: entry, db) }
+            if let condition { try self.check(condition, id: id, className: className, entry: entry, db) }
             try db.execute(sql: "DELETE FROM \"\(entry.table)\" WHERE id = ?", arguments: [id])
             try db.execute(
                 sql: "DELETE FROM relations WHERE owner_class = ? AND owner_id = ?", arguments: [className, id])
@@ -66,8 +66,10 @@ extension SQLiteStorage {
     }
 
     /// Throws 305 unless the object `id` matches `condition`, inside the write's transaction.
-    private func check(_ condition: QueryPredicate, id: String, entry: ClassEntry, _ db: Database) throws {
-        let fragment = SQLiteQueryCompiler(fields: entry.fields).compile(condition)
+    private func check(
+        _ condition: QueryPredicate, id: String, className: String, entry: ClassEntry, _ db: Database
+    ) throws {
+        let fragment = compiler(className, entry, db).compile(condition)
         let matched = try Bool.fetchOne(
             db, sql: "SELECT 1 FROM \"\(entry.table)\" WHERE id = ? AND (\(fragment.sql))",
             arguments: StatementArguments([id.databaseValue] + fragment.arguments)) ?? false

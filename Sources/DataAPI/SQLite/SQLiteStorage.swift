@@ -27,6 +27,7 @@ public final class SQLiteStorage: StorageEngine {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            SQLiteFunctions.install(in: db)
         }
         configuration.busyMode = .timeout(5)
         pool = try DatabasePool(path: path, configuration: configuration)
@@ -67,6 +68,11 @@ public final class SQLiteStorage: StorageEngine {
         let raw = try? String.fetchOne(
             db, sql: "SELECT type FROM fields WHERE class = ? AND name = ?", arguments: [className, field])
         return raw.flatMap(FieldType.init(rawValue:))
+    }
+
+    /// A query compiler for a class, resolving subqueries' classes on the same connection.
+    func compiler(_ className: String, _ entry: ClassEntry, _ db: Database) -> SQLiteQueryCompiler {
+        SQLiteQueryCompiler(className: className, fields: entry.fields, resolve: { try? self.entry($0, db) })
     }
 
     /// Runs `body` as a write transaction, turning SQLite failures into error 304.

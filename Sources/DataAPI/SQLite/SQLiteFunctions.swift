@@ -1,0 +1,42 @@
+internal import GRDB
+
+/// SQL functions the query compiler relies on, added to every connection: SQLite has no regular
+/// expressions or spherical geometry of its own.
+enum SQLiteFunctions {
+    /// `fh_regexp(pattern, options, text)`: whether `text` contains a match.
+    static let regexp = DatabaseFunction("fh_regexp", argumentCount: 3, pure: true) { values in
+        guard let pattern = String.fromDatabaseValue(values[0]), let options = String.fromDatabaseValue(values[1]),
+            let text = String.fromDatabaseValue(values[2])
+        else { return false }
+        return RegexCache.shared.matches(pattern, options: options, text)
+    }
+
+    /// `fh_distance(lat1, lng1, lat2, lng2)`: great-circle distance in radians.
+    static let distance = DatabaseFunction("fh_distance", argumentCount: 4, pure: true) { values in
+        let numbers = values.compactMap { Double.fromDatabaseValue($0) }
+        guard numbers.count == 4 else { return nil }
+        return GeoPoint(latitude: numbers[0], longitude: numbers[1])
+            .distance(to: GeoPoint(latitude: numbers[2], longitude: numbers[3]))
+    }
+
+    /// `fh_in_polygon(lat, lng, polygon)`: whether the point lies in a polygon given as JSON
+    /// `[[lat, lng], ...]`.
+    static let inPolygon = DatabaseFunction("fh_in_polygon", argumentCount: 3, pure: true) { values in
+        guard let latitude = Double.fromDatabaseValue(values[0]), let longitude = Double.fromDatabaseValue(values[1]),
+            let text = String.fromDatabaseValue(values[2]), case .array(let vertices)? = try? JSONValue(parsing: text)
+        else { return false }
+        let polygon = vertices.compactMap { vertex -> GeoPoint? in
+            guard let lat = vertex.arrayValue?.first?.doubleValue, let lng = vertex.arrayValue?.last?.doubleValue else {
+                return nil
+            }
+            return GeoPoint(latitude: lat, longitude: lng)
+        }
+        return GeoPoint(latitude: latitude, longitude: longitude).isInside(polygon)
+    }
+
+    static func install(in db: Database) {
+        db.add(function: regexp)
+        db.add(function: distance)
+        db.add(function: inPolygon)
+    }
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Benchmark: every figure is a ratio to a ceiling measured in the same run on this machine.
+#   bare route   = a bare Hummingbird "hello" route (Benchmarks/BareServer)
+#   sqlite loop  = a plain in-process SQLite insert loop, one row per transaction
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-10}
+CONNECTIONS=${CONNECTIONS:-32}
+BARE_PORT=18181
+HOST_PORT=18182
+WORK=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
+
+swift build -c release --product functionhost >/dev/null
+swift build -c release --product BareServer >/dev/null
+
+.build/release/BareServer $BARE_PORT >"$WORK/bare.log" 2>&1 &
+LEANCLOUD_APP_ID=benchapp LEANCLOUD_APP_KEY=benchkey LEANCLOUD_APP_MASTER_KEY=benchmaster LEANCLOUD_APP_HOOK_KEY=benchhook \
+LOG_LEVEL=warning .build/release/functionhost serve --host 127.0.0.1 --port $HOST_PORT --data-dir "$WORK/data" >"$WORK/host.log" 2>&1 &
+
+wait_for() { for _ in $(seq 1 100); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "not ready: $1"; exit 1; }
+wait_for "http://127.0.0.1:$BARE_PORT/hello"
+wait_for "http://127.0.0.1:$HOST_PORT/__engine/1/ping"
+
+# rps LABEL URL [LUA]: runs wrk, prints a line, returns requests/s in $RPS.
+run_wrk() {
+    local label=$1 url=$2 script=${3:-}
+    local args=(-t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency)
+    [ -n "$script" ] && args+=(-s "$script")
+    local out
+    out=$(wrk "${args[@]}" "$url")
+    RPS=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+    local p50 p99 non2xx
+    p50=$(echo "$out" | awk '$1=="50%" {print $2}')
+    p99=$(echo "$out" | awk '$1=="99%" {print $2}')
+    non2xx=$(echo "$out" | awk '/Non-2xx/ {print $NF}')
+    printf "%-28s %10.0f req/s   p50 %-9s p99 %-9s %s\n" "$label" "$RPS" "$p50" "$p99" "${non2xx:+non-2xx: $non2xx}"
+}
+
+echo "wrk -t2 -c$CONNECTIONS -d${DURATION}s on loopback, $(nproc) cores"
+run_wrk "bare hello route" "http://127.0.0.1:$BARE_PORT/hello"; BARE=$RPS
+run_wrk "object create (no hooks)" "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" scripts/bench/create.lua; CREATE=$RPS
+ID=$(curl -s -X POST -H "X-LC-Id: benchapp" -H "X-LC-Key: benchkey" -H "Content-Type: application/json" \
+    -d '{"title":"fetch me"}' "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" | sed 's/.*"objectId":"\([^"]*\)".*/\1/')
+run_wrk "object fetch by id" "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench/$ID" scripts/bench/auth.lua; FETCH=$RPS
+SQLITE=$(python3 scripts/bench/sqlite_baseline.py 5)
+printf "%-28s %10.0f inserts/s\n" "plain SQLite insert loop" "$SQLITE"
+
+echo
+echo "ratios (same run):"
+awk -v c="$CREATE" -v f="$FETCH" -v b="$BARE" -v s="$SQLITE" 'BEGIN {
+    printf "  object create / bare route   %.2f\n", c / b
+    printf "  object fetch  / bare route   %.2f\n", f / b
+    printf "  object create / SQLite loop  %.2f   (target >= 0.7)\n", c / s
+}'

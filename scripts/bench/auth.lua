@@ -1,0 +1,3 @@
+-- wrk script: authenticated GET.
+wrk.headers["X-LC-Id"] = "benchapp"
+wrk.headers["X-LC-Key"] = "benchkey"
