@@ -66,6 +66,20 @@ public struct DataService: Sendable {
         return (resolved, count)
     }
 
+    /// One page of a walk over a class in objectId order (master key only), with the cursor of
+    /// the next page, nil when this page is the last.
+    public func scan(
+        _ className: String, predicate: QueryPredicate?, cursor: String?, limit: Int, caller: Caller
+    ) async throws -> (objects: [StoredObject], cursor: String?) {
+        try checkClassName(className)
+        guard caller.isMaster else { throw DataAPIError(.operationForbidden, "Scanning a class needs the master key.") }
+        guard (1...ObjectQuery.maxLimit).contains(limit) else {
+            throw DataAPIError(.invalidQuery, "limit must be an integer from 1 to \(ObjectQuery.maxLimit).")
+        }
+        let objects = try await storage.scan(className, predicate: predicate, after: cursor, limit: limit)
+        return (objects, objects.count == limit ? objects.last?.objectId : nil)
+    }
+
     private static let classNotFound = DataAPIError(.objectNotFound, "Class or object doesn't exists.")
 
     private func checkClassName(_ className: String) throws(DataAPIError) {

@@ -42,6 +42,7 @@ public enum FunctionHostServer {
             let group = router.group(RouterPath(prefix))
             ObjectRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
             BatchRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
+            ScanRoutes(data: data).register(on: group)
         }
         return router
     }

@@ -1,4 +1,5 @@
 internal import GRDB
+import Synchronization
 
 extension SQLiteStorage {
     public func fetch(_ className: String, id: String) async throws -> StoredObject? {
@@ -31,7 +32,8 @@ extension SQLiteStorage {
     }
 
     public func find(_ query: ObjectQuery) async throws -> [StoredObject] {
-        try await read { db in
+        try await prepareIndexes(for: query)
+        return try await read { db in
             guard let entry = try self.entry(query.className, db) else { return [] }
             let compiler = self.compiler(query.className, entry, db)
             let condition = query.predicate.map(compiler.compile) ?? .init(sql: "1")
@@ -47,13 +49,46 @@ extension SQLiteStorage {
         }
     }
 
-    public func count(_ query: ObjectQuery) async throws -> Int {
+    public func scan(
+        _ className: String, predicate: QueryPredicate?, after cursor: String?, limit: Int
+    ) async throws -> [StoredObject] {
         try await read { db in
+            guard let entry = try self.entry(className, db) else { return [] }
+            let condition = predicate.map(self.compiler(className, entry, db).compile) ?? .init(sql: "1")
+            // The unique index on id makes each page a range read, however large the class.
+            let sql = """
+                SELECT id, created_at, updated_at, doc FROM "\(entry.table)"
+                WHERE id > ? AND (\(condition.sql)) ORDER BY id LIMIT ?
+                """
+            let arguments = [(cursor ?? "").databaseValue] + condition.arguments + [limit.databaseValue]
+            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
+                try Self.decodeObject(row, className: className)
+            }
+        }
+    }
+
+    public func count(_ query: ObjectQuery) async throws -> Int {
+        try await prepareIndexes(for: query)
+        return try await read { db in
             guard let entry = try self.entry(query.className, db) else { return 0 }
             let condition = query.predicate.map(self.compiler(query.className, entry, db).compile) ?? .init(sql: "1")
             return try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM \"\(entry.table)\" WHERE \(condition.sql)",
                 arguments: StatementArguments(condition.arguments)) ?? 0
+        }
+    }
+}
+
+extension SQLiteStorage {
+    /// Creates the indexes the query's fields need before it runs.
+    func prepareIndexes(for query: ObjectQuery) async throws {
+        guard let entry = catalog.withLock({ $0[query.className] }) else { return }
+        let expressions = SQLiteIndexer.expressions(for: query, fields: entry.fields)
+        if expressions.isEmpty { return }
+        do {
+            try await indexer.ensureIndexes(table: entry.table, expressions: expressions, pool: pool)
+        } catch {
+            throw DataAPIError(.storageFailure, "The storage engine failed to create an index.")
         }
     }
 }

@@ -12,6 +12,8 @@ public final class SQLiteStorage: StorageEngine {
     /// What is known of each class: its table and its fields' types. Only committed facts enter
     /// it, so a miss is answered from the database and a hit is always right.
     let catalog: Mutex<[String: ClassEntry]>
+    /// Creates the expression indexes queries need.
+    let indexer = SQLiteIndexer()
 
     /// A class's table and recorded field types.
     struct ClassEntry: Sendable {

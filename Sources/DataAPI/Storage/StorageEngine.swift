@@ -32,4 +32,9 @@ public protocol StorageEngine: Sendable {
 
     /// How many objects match the query's condition.
     func count(_ query: ObjectQuery) async throws -> Int
+
+    /// Up to `limit` objects of a class matching `predicate`, in objectId order, after the
+    /// objectId `cursor`: a stable walk over a class of any size.
+    func scan(_ className: String, predicate: QueryPredicate?, after cursor: String?, limit: Int) async throws
+        -> [StoredObject]
 }
