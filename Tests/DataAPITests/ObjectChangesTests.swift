@@ -161,35 +161,27 @@ struct ObjectChangesTests {
         #expect(parsed.fields == ["t": .set(1)])
     }
 
-    @Test("A single-underscore key that is not a valid name is skipped")
-    func malformedTransportKeySkipped() throws {
-        let parsed = try changes(["_weird-key": 1, "t": 1])
-        #expect(parsed.fields == ["t": .set(1)])
+    @Test("A single-underscore key that is not a valid name is rejected with 105")
+    func malformedUnderscoreKeyRejected() {
+        expectDataAPIError(105) { _ = try changes(["_weird-key": 1, "t": 1]) }
     }
 
-    /// FieldChange.swift documents that `_method`, `_ApplicationId`, ... are transport fields that
-    /// are skipped, but the skip condition also requires the key to be an invalid field name, which
-    /// these are not, so they are stored as data (a text/plain body's `_MasterKey` included).
+    /// `_method`, `_ApplicationId`, `_MasterKey`, ... are transport fields: never stored, so a
+    /// text/plain body's keys can't end up in an object.
     @Test("Transport fields such as _ApplicationId are skipped, as documented")
     func transportKeysSkipped() throws {
         let parsed = try changes([
             "_method": "PUT", "_ApplicationId": "app", "_ApplicationKey": "key", "_MasterKey": "secret", "t": 1,
         ])
-        withKnownIssue("ObjectChanges stores _method/_ApplicationId/_MasterKey as data fields") {
-            #expect(parsed.fields == ["t": .set(1)])
-        }
+        #expect(parsed.fields == ["t": .set(1)])
     }
 
-    /// FieldChange.swift negates an integer Decrement amount with `-i`, which traps for Int64.min:
-    /// one request body crashes the process. The exit test runs it in a child process.
+    /// Negating Int64.min overflows; the amount becomes a double instead of trapping.
     @Test("Decrement by Int64.min is handled without crashing")
-    func decrementByInt64Min() async {
-        await withKnownIssue("Decrement amount -9223372036854775808 traps on negation") {
-            await #expect(processExitsWith: .success) {
-                let body: [String: JSONValue] = ["n": ["__op": "Decrement", "amount": .int(.min)]]
-                _ = try? ObjectChanges(body: body, normalizer: ValueNormalizer(classExists: { _ in false }))
-            }
-        }
+    func decrementByInt64Min() throws {
+        let body: [String: JSONValue] = ["n": ["__op": "Decrement", "amount": .int(.min)]]
+        let parsed = try ObjectChanges(body: body, normalizer: ValueNormalizer(classExists: { _ in false }))
+        #expect(parsed.fields["n"] == .increment(.double(9_223_372_036_854_775_808)))
     }
 
     @Test("An empty body makes no changes")

@@ -73,7 +73,7 @@ struct QueryPredicateParsingTests {
     @Test(
         "Invalid conditions throw 102",
         arguments: [
-            "[]", "1", #"{"n":{"$regex":"x"}}"#, #"{"n":{"$in":1}}"#, #"{"n":{"$nin":"a"}}"#,
+            "[]", "1", #"{"n":{"$foo":"x"}}"#, #"{"n":{"$in":1}}"#, #"{"n":{"$nin":"a"}}"#,
             #"{"n":{"$exists":1}}"#, #"{"$or":{"a":1}}"#, #"{"$and":1}"#, #"{"$or":[1]}"#, #"{"a b":1}"#,
             #"{"a..b":1}"#, #"{"a'":1}"#, #"{"$where":"1"}"#, #"{"d":{"__type":"Date","iso":"nope"}}"#,
             #"{"p":{"__type":"Pointer","className":"A"}}"#, #"{"n":{"$in":[{"$gt":1}]}}"#,

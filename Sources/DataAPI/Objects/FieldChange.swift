@@ -32,12 +32,12 @@ public struct ObjectChanges: Sendable, Hashable {
 
     /// Parses a request body (`{"title": "x", "count": {"__op": "Increment", "amount": 1}}`).
     ///
-    /// Keys that start with `_` but not `__` (`_method`, `_ApplicationId`, ...) are transport
-    /// fields the SDKs put in bodies; they are not data and are skipped here.
+    /// Transport fields the SDKs put in bodies (`_method`, `_ApplicationId`, `_MasterKey`, ...)
+    /// are not data: they are skipped here, so a key never ends up stored in an object.
     public init(body: [String: JSONValue], normalizer: ValueNormalizer) throws(DataAPIError) {
         var fields: [String: FieldChange] = [:]
         for (key, value) in body {
-            if key.hasPrefix("_") && !key.hasPrefix("__") && !Names.isValidFieldName(key) { continue }
+            if Names.transportKeys.contains(key) { continue }
             if key == "__ignore_hooks" || key == "__before" || key == "__after" { continue }
             guard Names.isValidFieldName(key) else {
                 if Names.builtInFields.contains(key) {
@@ -69,7 +69,8 @@ public struct ObjectChanges: Sendable, Hashable {
             guard amount.isNumber else { throw DataAPIError(.incorrectType, "\(op) of \(field) needs a numeric amount.") }
             if op == "Increment" { return .increment(amount) }
             switch amount {
-            case .int(let i): return .increment(.int(-i))
+            case .int(let i) where i != .min: return .increment(.int(-i))
+            case .int(let i): return .increment(.double(-Double(i)))
             default: return .increment(.double(-(amount.doubleValue ?? 0)))
             }
         case "Add", "AddUnique", "Remove":

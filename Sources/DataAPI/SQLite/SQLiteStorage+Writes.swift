@@ -6,7 +6,7 @@ extension SQLiteStorage {
         var changes = changes
         if changes.fields["ACL"] == nil { changes.fields["ACL"] = .set(ACL.publicReadWrite) }
         let frozen = changes
-        let (object, newFields) = try await write { db -> (StoredObject, [String: FieldType]) in
+        let (object, newFields, table) = try await write { db -> (StoredObject, [String: FieldType], String) in
             let entry = try self.entry(className, db) ?? self.createClass(className, db)
             let write = try ObjectWrite(current: [:], changes: frozen) { self.fieldType(className, $0, entry, db) }
             let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
@@ -16,9 +16,9 @@ extension SQLiteStorage {
                 sql: "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?)",
                 arguments: [object.objectId, now, now, try write.document()])
             try self.record(write, className: className, ownerId: object.objectId, db)
-            return (object, write.newFieldTypes)
+            return (object, write.newFieldTypes, entry.table)
         }
-        remember(className, newFields)
+        remember(className, newFields, table: table)
         return object
     }
 
@@ -103,8 +103,13 @@ extension SQLiteStorage {
     }
 
     /// Adds what a committed write created to the catalog.
-    private func remember(_ className: String, _ newFields: [String: FieldType]) {
+    private func remember(_ className: String, _ newFields: [String: FieldType], table: String? = nil) {
         catalog.withLock { catalog in
+            if catalog[className] == nil, let table {
+                // The class was created by this write, whose fields are then all it has.
+                catalog[className] = ClassEntry(table: table, fields: newFields)
+                return
+            }
             guard catalog[className] != nil else { return }
             for (field, type) in newFields where catalog[className]!.fields[field] == nil {
                 catalog[className]!.fields[field] = type

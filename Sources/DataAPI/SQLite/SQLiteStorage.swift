@@ -60,8 +60,16 @@ public final class SQLiteStorage: StorageEngine {
         for row in try Row.fetchAll(db, sql: "SELECT name, type FROM fields WHERE class = ?", arguments: [className]) {
             if let type = FieldType(rawValue: row["type"]) { entry.fields[row["name"]] = type }
         }
-        catalog.withLock { $0[className] = entry }
-        return entry
+        // Merge, never replace: a writer may have recorded fields this reader's snapshot predates.
+        return catalog.withLock { catalog in
+            if var known = catalog[className] {
+                known.fields.merge(entry.fields) { recorded, _ in recorded }
+                catalog[className] = known
+                return known
+            }
+            catalog[className] = entry
+            return entry
+        }
     }
 
     /// The recorded type of a field, asking the database when the catalog hasn't seen it.

@@ -37,7 +37,7 @@ public enum ISODate {
             return true
         }
         guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
-            (1...12).contains(month), (1...31).contains(day)
+            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year)
         else { return nil }
         var hour: Int64 = 0
         var minute: Int64 = 0
@@ -69,9 +69,9 @@ public enum ISODate {
             } else if i < b.count, b[i] == 43 || b[i] == 45 {
                 let sign: Int64 = b[i] == 45 ? -1 : 1
                 i += 1
-                guard let oh = number(2) else { return nil }
+                guard let oh = number(2), oh < 24 else { return nil }
                 _ = expect(":")
-                guard let om = number(2) else { return nil }
+                guard let om = number(2), om < 60 else { return nil }
                 offset = sign * (oh * 60 + om) * 60_000
             } else {
                 return nil
@@ -79,7 +79,22 @@ public enum ISODate {
         }
         guard i == b.count else { return nil }
         let days = days(fromCivil: year, month, day)
-        return days * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms - offset
+        let result = days * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms - offset
+        // Canonical text has a four-digit year, so instants outside years 0000...9999 are refused.
+        guard result >= minimum, result <= maximum else { return nil }
+        return result
+    }
+
+    /// 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z.
+    private static let minimum: Int64 = -62_167_219_200_000
+    private static let maximum: Int64 = 253_402_300_799_999
+
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
     }
 
     /// The canonical text of the instant written in `text`, or nil when it is not a date.

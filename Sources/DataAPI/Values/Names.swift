@@ -3,6 +3,13 @@ public enum Names {
     /// System classes with a leading underscore that the server defines.
     public static let systemClasses: Set<String> = ["_User", "_Role", "_File", "_Installation", "_Session"]
 
+    /// Fields that carry transport information in request bodies (browser SDKs tunnel method,
+    /// keys and session this way); they are never stored.
+    public static let transportKeys: Set<String> = [
+        "_method", "_ApplicationId", "_ApplicationKey", "_MasterKey", "_SessionToken", "_ApplicationProduction",
+        "_ClientVersion", "_InstallationId", "_NoBody",
+    ]
+
     /// Field names the built-ins own; a client may not write them as data.
     public static let builtInFields: Set<String> = ["objectId", "createdAt", "updatedAt"]
 
