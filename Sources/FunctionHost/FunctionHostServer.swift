@@ -43,6 +43,7 @@ public enum FunctionHostServer {
             ObjectRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
             BatchRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
             ScanRoutes(data: data).register(on: group)
+            CloudQueryRoutes(data: data).register(on: group)
         }
         return router
     }

@@ -19,6 +19,9 @@ extension FieldChange {
                 guard let a = base.doubleValue, let b = amount.doubleValue else {
                     throw DataAPIError(.incorrectType, "Can't increment \(field): it is not a number.")
                 }
+                guard (a + b).isFinite else {
+                    throw DataAPIError(.incorrectType, "Incrementing \(field) would overflow.")
+                }
                 return .double(a + b)
             }
         case .add(let elements):

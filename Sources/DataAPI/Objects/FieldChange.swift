@@ -66,7 +66,9 @@ public struct ObjectChanges: Sendable, Hashable {
             return .delete
         case "Increment", "Decrement":
             let amount = members["amount"] ?? .int(1)
-            guard amount.isNumber else { throw DataAPIError(.incorrectType, "\(op) of \(field) needs a numeric amount.") }
+            guard amount.isNumber, amount.doubleValue?.isFinite == true else {
+                throw DataAPIError(.incorrectType, "\(op) of \(field) needs a finite numeric amount.")
+            }
             if op == "Increment" { return .increment(amount) }
             switch amount {
             case .int(let i) where i != .min: return .increment(.int(-i))

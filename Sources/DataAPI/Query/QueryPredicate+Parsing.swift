@@ -44,8 +44,8 @@ extension QueryPredicate {
             case "$eq", "$ne", "$lt", "$lte", "$gt", "$gte":
                 parts.append(.compare(key: key, ComparisonOperator(rawValue: op)!, try operand(operandValue, key: key)))
             case "$in", "$nin", "$all":
-                guard case .array(let list) = operandValue else {
-                    throw DataAPIError(.invalidQuery, "\(op) of \(key) takes an array.")
+                guard case .array(let list) = operandValue, list.count <= 10_000 else {
+                    throw DataAPIError(.invalidQuery, "\(op) of \(key) takes an array of at most 10000 values.")
                 }
                 let values = try list.map { (element) throws(DataAPIError) in try operand(element, key: key) }
                 parts.append(op == "$all" ? .containsAll(key: key, values) : .oneOf(key: key, values, negated: op == "$nin"))

@@ -43,11 +43,19 @@ struct SQLiteQueryCompiler {
         }
     }
 
+    /// Joins conditions as a balanced tree: SQLite limits expression depth to 1000, and a flat
+    /// chain of 1000 ORs (a long `$in`) would be that deep.
     private func join(_ fragments: [Fragment], with separator: String, empty: String = "1") -> Fragment {
         if fragments.isEmpty { return Fragment(sql: empty) }
-        return Fragment(
-            sql: fragments.map { "(\($0.sql))" }.joined(separator: separator),
-            arguments: fragments.flatMap(\.arguments))
+        if fragments.count <= 8 {
+            return Fragment(
+                sql: fragments.map { "(\($0.sql))" }.joined(separator: separator),
+                arguments: fragments.flatMap(\.arguments))
+        }
+        let middle = fragments.count / 2
+        return join(
+            [join(Array(fragments[..<middle]), with: separator), join(Array(fragments[middle...]), with: separator)],
+            with: separator)
     }
 
     /// The column that holds a built-in field.

@@ -16,7 +16,7 @@ struct BatchRoutes: Sendable {
                 throw DataAPIError(.malformedJSON, "A batch needs a requests array.")
             }
             guard requests.count <= Self.maxRequests else {
-                throw DataAPIError(.internalError, "A batch may hold at most \(Self.maxRequests) requests.")
+                throw HostError(status: .badRequest, code: 1, message: "A batch may hold at most \(Self.maxRequests) requests.")
             }
             let caller = context.caller ?? Caller(isMaster: false)
             var results: [JSONValue] = []

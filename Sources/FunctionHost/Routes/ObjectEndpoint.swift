@@ -10,7 +10,9 @@ struct ObjectEndpoint: Sendable {
         _ className: String, body: [String: JSONValue], parameters: [String: String], caller: Caller, prefix: String
     ) async throws -> JSONResponse {
         var body = body
-        let fetchWhenSave = Self.flag(parameters["fetchWhenSave"]) || body.removeValue(forKey: "fetchWhenSave") == true
+        // Both places are read (and the body key always removed): SDKs put it in either.
+        let inBody = body.removeValue(forKey: "fetchWhenSave") == true
+        let fetchWhenSave = Self.flag(parameters["fetchWhenSave"]) || inBody
         let object = try await data.create(className, body: body, caller: caller)
         var headers: HTTPFields = [:]
         headers[.location] = "/\(prefix)/classes/\(className)/\(object.objectId)"
@@ -25,7 +27,9 @@ struct ObjectEndpoint: Sendable {
         _ className: String, id: String, body: [String: JSONValue], parameters: [String: String], caller: Caller
     ) async throws -> JSONResponse {
         var body = body
-        let fetchWhenSave = Self.flag(parameters["fetchWhenSave"]) || body.removeValue(forKey: "fetchWhenSave") == true
+        // Both places are read (and the body key always removed): SDKs put it in either.
+        let inBody = body.removeValue(forKey: "fetchWhenSave") == true
+        let fetchWhenSave = Self.flag(parameters["fetchWhenSave"]) || inBody
         let (object, changedKeys) = try await data.update(
             className, id: id, body: body, condition: try Self.condition(parameters), caller: caller)
         var json: [String: JSONValue] = ["objectId": .string(object.objectId), "updatedAt": .string(object.updatedAt)]

@@ -1,0 +1,46 @@
+import DataAPI
+import Hummingbird
+
+/// `GET /cloudQuery?cql=...&pvalues=[...]`: CQL queries, answered `{results, className, count?}`.
+struct CloudQueryRoutes: Sendable {
+    let data: DataService
+
+    func register(on group: RouterGroup<HostRequestContext>) {
+        group.get("cloudQuery") { request, context in
+            try await answer(request.queryParameters, caller: context.caller ?? Caller(isMaster: false))
+        }
+        group.post("cloudQuery") { request, context in
+            // Long statements arrive as a POST body `{"cql": ..., "pvalues": [...]}`.
+            var request = request
+            let body = try await request.jsonObject(context: context)
+            var parameters = request.queryParameters
+            if let cql = body["cql"]?.stringValue { parameters["cql"] = cql }
+            if let pvalues = body["pvalues"] { parameters["pvalues"] = pvalues.jsonString }
+            return try await answer(parameters, caller: context.caller ?? Caller(isMaster: false))
+        }
+    }
+
+    private func answer(_ parameters: [String: String], caller: Caller) async throws -> JSONResponse {
+        guard let cql = parameters["cql"], !cql.isEmpty else {
+            throw DataAPIError(DataAPIError.Code(rawValue: 300), "CQL syntax error: cql is required.")
+        }
+        var pvalues: [JSONValue] = []
+        if let text = parameters["pvalues"], !text.isEmpty {
+            guard case .array(let values)? = try? JSONValue(parsing: text) else {
+                throw DataAPIError(DataAPIError.Code(rawValue: 300), "CQL syntax error: pvalues must be a JSON array.")
+            }
+            pvalues = values
+        }
+        let statement = try CQLParser.parse(cql, parameters: pvalues)
+        var query = statement.query
+        if !statement.wantsRows { query.limit = 0 }
+        let (objects, count) = try await data.find(query, withCount: statement.wantsCount, caller: caller)
+        let results: [JSONValue] = objects.map { object in
+            let json = object.restJSON(includeACL: false)
+            return .object(query.keys?.apply(to: json) ?? json)
+        }
+        var body: [String: JSONValue] = ["results": .array(results), "className": .string(query.className)]
+        if let count { body["count"] = .int(Int64(count)) }
+        return JSONResponse(.object(body))
+    }
+}
