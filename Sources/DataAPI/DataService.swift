@@ -47,6 +47,7 @@ public struct DataService: Sendable {
         _ className: String, id: String, include: [String] = [], caller: Caller
     ) async throws -> StoredObject? {
         try checkClassName(className)
+        try await checkIncludes(include, of: className)
         guard let object = try await storage.fetch(className, id: id) else {
             guard try await storage.classExists(className) else { throw Self.classNotFound }
             return nil
@@ -60,6 +61,7 @@ public struct DataService: Sendable {
     ) {
         try checkClassName(query.className)
         guard try await storage.classExists(query.className) else { throw Self.classNotFound }
+        try await checkIncludes(query.include, of: query.className)
         let objects = query.limit == 0 ? [] : try await storage.find(query)
         let count = withCount ? try await storage.count(query) : nil
         let resolved = try await IncludeResolver(storage: storage).resolve(objects, paths: query.include)
@@ -78,6 +80,20 @@ public struct DataService: Sendable {
         }
         let objects = try await storage.scan(className, predicate: predicate, after: cursor, limit: limit)
         return (objects, objects.count == limit ? objects.last?.objectId : nil)
+    }
+
+    /// Includes must name Pointer fields (or arrays, which may hold pointers): including a
+    /// string is a client mistake worth a clear error, not a silent no-op.
+    private func checkIncludes(_ paths: [String], of className: String) async throws {
+        if paths.isEmpty { return }
+        let types = try await storage.fieldTypes(of: className)
+        for path in paths {
+            let head = String(path.split(separator: ".").first ?? "")
+            guard Names.isValidKeyPath(path) else { throw DataAPIError(.invalidQuery, "Invalid include '\(path)'.") }
+            if let type = types[head], type != .pointer, type != .array {
+                throw DataAPIError(.invalidQuery, "Can't include \(head): it is a \(type.rawValue), not a Pointer.")
+            }
+        }
     }
 
     private static let classNotFound = DataAPIError(.objectNotFound, "Class or object doesn't exists.")

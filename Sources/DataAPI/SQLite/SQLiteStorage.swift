@@ -113,6 +113,10 @@ public final class SQLiteStorage: StorageEngine {
         return try await read { db in try self.entry(className, db) != nil }
     }
 
+    public func fieldTypes(of className: String) async throws -> [String: FieldType] {
+        try await read { db in try self.entry(className, db)?.fields ?? [:] }
+    }
+
     /// Whether a class is known, from the catalog alone (no I/O): what pointer checks use.
     public func isKnownClass(_ className: String) -> Bool {
         Names.systemClasses.contains(className) || catalog.withLock { $0[className] != nil }

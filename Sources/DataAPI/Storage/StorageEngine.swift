@@ -7,6 +7,9 @@ public protocol StorageEngine: Sendable {
     /// Whether the class has ever been written (system classes always exist).
     func classExists(_ className: String) async throws -> Bool
 
+    /// The recorded type of each field of a class (empty for a class never written).
+    func fieldTypes(of className: String) async throws -> [String: FieldType]
+
     /// Creates an object from `changes` and returns it.
     func create(_ className: String, changes: ObjectChanges) async throws -> StoredObject
 
