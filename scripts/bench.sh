@@ -25,7 +25,9 @@ wait_for "http://127.0.0.1:$HOST_PORT/__engine/1/ping"
 # rps LABEL URL [LUA]: runs wrk, prints a line, returns requests/s in $RPS.
 run_wrk() {
     local label=$1 url=$2 script=${3:-}
-    local args=(-t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency)
+    local threads=2
+    [ "$CONNECTIONS" -lt 2 ] && threads=1
+    local args=(-t$threads -c"$CONNECTIONS" -d"${DURATION}s" --latency)
     [ -n "$script" ] && args+=(-s "$script")
     local out
     out=$(wrk "${args[@]}" "$url")
@@ -45,6 +47,21 @@ ID=$(curl -s -X POST -H "X-LC-Id: benchapp" -H "X-LC-Key: benchkey" -H "Content-
 run_wrk "object fetch by id" "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench/$ID" scripts/bench/auth.lua; FETCH=$RPS
 SQLITE=$(python3 scripts/bench/sqlite_baseline.py 5)
 printf "%-28s %10.0f inserts/s\n" "plain SQLite insert loop" "$SQLITE"
+
+BIG=${BIG:-100000}
+echo
+echo "seeding $BIG objects for the query benchmark..."
+python3 scripts/bench/seed_big.py "http://127.0.0.1:$HOST_PORT" "$BIG"
+urlencode() { python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1], safe=""))' "$1"; }
+Q_EQ="where=$(urlencode '{"k":31337}')"
+Q_RANGE="where=$(urlencode '{"score":{"$gte":500,"$lt":510}}')&order=-score,k&limit=20"
+Q_IN="where=$(urlencode '{"owner":{"$inQuery":{"className":"Owner","where":{"tier":3}}}}')&limit=20"
+for q in "$Q_EQ" "$Q_RANGE" "$Q_IN"; do  # first use creates the expression indexes
+    curl -s -H "X-LC-Id: benchapp" -H "X-LC-Key: benchkey" "http://127.0.0.1:$HOST_PORT/1.1/classes/Big?$q" >/dev/null
+done
+CONNECTIONS=1 run_wrk "equality, indexed (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/classes/Big?$Q_EQ" scripts/bench/auth.lua
+CONNECTIONS=1 run_wrk "range+order+limit (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/classes/Big?$Q_RANGE" scripts/bench/auth.lua
+CONNECTIONS=1 run_wrk "\$inQuery join (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/classes/Big?$Q_IN" scripts/bench/auth.lua
 
 echo
 echo "ratios (same run):"

@@ -63,8 +63,8 @@ extension QueryPredicate {
                 guard case .string(let pattern) = operandValue else {
                     throw DataAPIError(.invalidQuery, "$regex of \(key) takes a string.")
                 }
-                let options = members["$options"]?.stringValue ?? ""
-                guard options.allSatisfy({ "imsx".contains($0) }) else {
+                let optionsValue = members["$options"] ?? ""
+                guard case .string(let options) = optionsValue, options.allSatisfy({ "imsx".contains($0) }) else {
                     throw DataAPIError(.invalidQuery, "$options of \(key) may only hold i, m, s and x.")
                 }
                 guard RegexCache.shared.regex(pattern, options: options) != nil else {
@@ -165,10 +165,9 @@ extension QueryPredicate {
             }
             return ["__type": "Pointer", "className": .string(className), "objectId": .string(id)]
         case "GeoPoint":
-            guard let latitude = value["latitude"], let longitude = value["longitude"] else {
-                throw DataAPIError(.invalidQuery, "Invalid GeoPoint in the condition on \(key).")
-            }
-            return ["__type": "GeoPoint", "latitude": latitude, "longitude": longitude]
+            _ = try geoPoint(value, key: key)  // checks the coordinates are numbers in range
+            return ["__type": "GeoPoint", "latitude": value["latitude"]!, "longitude": value["longitude"]!]
+
         default:
             if case .object(let members) = value, members.keys.contains(where: { $0.hasPrefix("$") }) {
                 throw DataAPIError(.invalidQuery, "Invalid operand for \(key).")

@@ -95,9 +95,14 @@ struct SQLiteQueryCompiler {
         let recorded = key.contains(".") ? nil : fields[key]
         if recorded == .relation, value.typeTag == "Pointer", op == .equal || op == .notEqual {
             // Owners whose Relation holds this object.
+            // The Relation's own class must be the pointer's: ids are only unique within a class.
             let owned = Fragment(
-                sql: "id IN (SELECT owner_id FROM relations WHERE owner_class = ? AND field = ? AND target_id = ?)",
-                arguments: [Self.text(className), Self.text(key), Self.text(value["objectId"]?.stringValue ?? "")])
+                sql: "\(Self.extract(key, suffix: "className")) = ? AND "
+                    + "id IN (SELECT owner_id FROM relations WHERE owner_class = ? AND field = ? AND target_id = ?)",
+                arguments: [
+                    Self.text(value["className"]?.stringValue ?? ""), Self.text(className), Self.text(key),
+                    Self.text(value["objectId"]?.stringValue ?? ""),
+                ])
             return op == .equal ? owned : Fragment(sql: "(\(owned.sql)) IS NOT 1", arguments: owned.arguments)
         }
         if recorded == .array, !isArrayOrPlainObject(value) {

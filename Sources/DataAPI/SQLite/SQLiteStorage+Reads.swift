@@ -6,7 +6,7 @@ extension SQLiteStorage {
         try await read { db in
             guard let entry = try self.entry(className, db),
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT id, created_at, updated_at, doc FROM \"\(entry.table)\" WHERE id = ?",
+                    db.cachedStatement(sql: "SELECT id, created_at, updated_at, doc FROM \"\(entry.table)\" WHERE id = ?"),
                     arguments: [id])
             else { return nil }
             return try Self.decodeObject(row, className: className)

@@ -12,9 +12,9 @@ extension SQLiteStorage {
             let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
             let object = StoredObject(
                 className: className, objectId: ObjectID.make(), createdAt: now, updatedAt: now, fields: write.fields)
-            try db.execute(
-                sql: "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?)",
-                arguments: [object.objectId, now, now, try write.document()])
+            try db.cachedStatement(
+                sql: "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?)"
+            ).execute(arguments: [object.objectId, now, now, try write.document()])
             try self.record(write, className: className, ownerId: object.objectId, db)
             return (object, write.newFieldTypes, entry.table)
         }
@@ -30,7 +30,8 @@ extension SQLiteStorage {
                 throw DataAPIError(.objectNotFound, "Object not found.")
             }
             guard let row = try Row.fetchOne(
-                db, sql: "SELECT id, created_at, updated_at, doc FROM \"\(entry.table)\" WHERE id = ?", arguments: [id])
+                db.cachedStatement(sql: "SELECT id, created_at, updated_at, doc FROM \"\(entry.table)\" WHERE id = ?"),
+                arguments: [id])
             else { throw DataAPIError(.objectNotFound, "Object not found.") }
             if let condition {
                 try self.check(condition, id: id, className: className, entry: entry, db)
@@ -40,9 +41,8 @@ extension SQLiteStorage {
                 self.fieldType(className, $0, entry, db)
             }
             let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
-            try db.execute(
-                sql: "UPDATE \"\(entry.table)\" SET updated_at = ?, doc = ? WHERE id = ?",
-                arguments: [now, try write.document(), id])
+            try db.cachedStatement(sql: "UPDATE \"\(entry.table)\" SET updated_at = ?, doc = ? WHERE id = ?")
+                .execute(arguments: [now, try write.document(), id])
             try self.record(write, className: className, ownerId: id, db)
             object.fields = write.fields
             object.updatedAt = now
