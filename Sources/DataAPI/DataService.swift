@@ -78,6 +78,7 @@ public struct DataService: Sendable {
         guard (1...ObjectQuery.maxLimit).contains(limit) else {
             throw DataAPIError(.invalidQuery, "limit must be an integer from 1 to \(ObjectQuery.maxLimit).")
         }
+        guard try await storage.classExists(className) else { throw Self.classNotFound }
         let objects = try await storage.scan(className, predicate: predicate, after: cursor, limit: limit)
         return (objects, objects.count == limit ? objects.last?.objectId : nil)
     }

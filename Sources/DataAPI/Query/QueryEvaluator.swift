@@ -28,13 +28,22 @@ public struct QueryEvaluator: Sendable {
             let any = constants.contains { compare(object, key, .equal, $0) }
             return negated ? !any : any
         case .containsAll(let key, let constants):
-            guard case .array(let elements)? = value(object, key) else { return false }
+            guard !constants.isEmpty, case .array(let elements)? = value(object, key) else { return false }
             return constants.allSatisfy { c in elements.contains { element($0, .equal, c) } }
         case .size(let key, let count):
             guard case .array(let elements)? = value(object, key) else { return false }
             return elements.count == count
         case .regex(let key, let pattern, let options):
-            guard case .string(let text)? = value(object, key) else { return false }
+            let stored = value(object, key)
+            if !key.contains("."), fields[key] == .array {
+                // Mirrors json_each: an array's text elements, or a stored scalar itself.
+                let elements: [JSONValue] = stored?.arrayValue ?? stored.map { [$0] } ?? []
+                return elements.contains { element in
+                    guard case .string(let text) = element else { return false }
+                    return RegexCache.shared.matches(pattern, options: options, text)
+                }
+            }
+            guard case .string(let text)? = stored else { return false }
             return RegexCache.shared.matches(pattern, options: options, text)
         case .nearSphere(let key, let point, let maxDistance):
             guard let located = geoPoint(value(object, key)) else { return false }

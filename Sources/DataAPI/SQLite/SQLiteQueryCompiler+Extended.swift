@@ -5,7 +5,8 @@ extension SQLiteQueryCompiler {
     func compileExtended(_ predicate: QueryPredicate) -> Fragment {
         switch predicate {
         case .containsAll(let key, let values):
-            if values.isEmpty { return Fragment(sql: "json_type(doc, \(Self.path(key))) = 'array'") }
+            // As MongoDB (LeanCloud's store) has it, an empty $all matches nothing.
+            if values.isEmpty { return Fragment(sql: "0") }
             let parts = values.map { value in
                 let element = elementCondition(.equal, value)
                 return Fragment(
@@ -21,6 +22,13 @@ extension SQLiteQueryCompiler {
                 sql: "json_type(doc, \(Self.path(key))) = 'array' AND json_array_length(doc, \(Self.path(key))) = ?",
                 arguments: [count.databaseValue])
         case .regex(let key, let pattern, let options):
+            if !key.contains("."), fields[key] == .array {
+                // On an array field the expression is matched against each text element.
+                return Fragment(
+                    sql: "EXISTS (SELECT 1 FROM json_each(doc, \(Self.path(key))) AS e WHERE e.type = 'text' "
+                        + "AND fh_regexp(?, ?, e.value))",
+                    arguments: [pattern.databaseValue, options.databaseValue])
+            }
             return Fragment(
                 sql: "json_type(doc, \(Self.path(key))) = 'text' AND fh_regexp(?, ?, \(Self.extract(key)))",
                 arguments: [pattern.databaseValue, options.databaseValue])
