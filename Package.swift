@@ -46,10 +46,18 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The user's Swift cloud functions, compiled into the host.
+        .target(
+            name: "Functions",
+            dependencies: ["FunctionHost"],
+            path: "functions/swift",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "functionhost",
             dependencies: [
                 "FunctionHost",
+                "Functions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -70,6 +78,7 @@ let package = Package(
             name: "FunctionHostTests",
             dependencies: [
                 "FunctionHost",
+                "Functions",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

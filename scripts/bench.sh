@@ -41,6 +41,7 @@ run_wrk() {
 
 echo "wrk -t2 -c$CONNECTIONS -d${DURATION}s on loopback, $(nproc) cores"
 run_wrk "bare hello route" "http://127.0.0.1:$BARE_PORT/hello"; BARE=$RPS
+run_wrk "Swift function hello" "http://127.0.0.1:$HOST_PORT/1.1/functions/hello" scripts/bench/hello.lua; HELLO=$RPS
 run_wrk "object create (no hooks)" "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" scripts/bench/create.lua; CREATE=$RPS
 ID=$(curl -s -X POST -H "X-LC-Id: benchapp" -H "X-LC-Key: benchkey" -H "Content-Type: application/json" \
     -d '{"title":"fetch me"}' "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" | sed 's/.*"objectId":"\([^"]*\)".*/\1/')
@@ -65,7 +66,8 @@ CONNECTIONS=1 run_wrk "\$inQuery join (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/cl
 
 echo
 echo "ratios (same run):"
-awk -v c="$CREATE" -v f="$FETCH" -v b="$BARE" -v s="$SQLITE" 'BEGIN {
+awk -v c="$CREATE" -v f="$FETCH" -v b="$BARE" -v s="$SQLITE" -v h="$HELLO" 'BEGIN {
+    printf "  Swift function / bare route  %.2f   (target >= 0.8)\n", h / b
     printf "  object create / bare route   %.2f\n", c / b
     printf "  object fetch  / bare route   %.2f\n", f / b
     printf "  object create / SQLite loop  %.2f   (target >= 0.7)\n", c / s

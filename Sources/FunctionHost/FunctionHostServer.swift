@@ -44,6 +44,7 @@ public enum FunctionHostServer {
             BatchRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
             ScanRoutes(data: data).register(on: group)
             CloudQueryRoutes(data: data).register(on: group)
+            FunctionRoutes(registry: configuration.functions, data: data).register(on: group)
         }
         return router
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import FunctionHost
+import Functions
 import Logging
 
 /// `functionhost`: the FunctionHost server and its tools.
@@ -58,9 +59,11 @@ struct Serve: AsyncParsableCommand {
             print("  Hook Key:   \(keys.hookKey)")
         }
         print("  Keys file:  \(dataDirectory)/keys.json")
+        var functions = FunctionRegistry()
+        Functions.register(into: &functions)
         let configuration = HostConfiguration(
             host: host, port: resolvedPort, dataDirectory: dataDirectory, functionsDirectory: functionsDirectory,
-            keys: keys)
+            keys: keys, functions: functions)
         try await FunctionHostServer.run(configuration: configuration, logger: logger)
     }
 }

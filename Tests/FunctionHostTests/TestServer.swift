@@ -24,17 +24,21 @@ enum TestServer {
 
     /// Starts a server on a fresh data directory, runs `body` against it over HTTP, stops the
     /// server and removes the directory.
-    static func run<Value: Sendable>(_ body: @Sendable (API) async throws -> Value) async throws -> Value {
+    static func run<Value: Sendable>(
+        functions: FunctionRegistry = FunctionRegistry(), _ body: @Sendable (API) async throws -> Value
+    ) async throws -> Value {
         let directory = try makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        return try await run(dataDirectory: directory, body)
+        return try await run(dataDirectory: directory, functions: functions, body)
     }
 
     /// Starts a server on `dataDirectory` (which is kept), runs `body`, stops the server.
     static func run<Value: Sendable>(
-        dataDirectory: String, keys: AppKeys = TestServer.keys, _ body: @Sendable (API) async throws -> Value
+        dataDirectory: String, keys: AppKeys = TestServer.keys, functions: FunctionRegistry = FunctionRegistry(),
+        _ body: @Sendable (API) async throws -> Value
     ) async throws -> Value {
-        let configuration = HostConfiguration(host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, keys: keys)
+        let configuration = HostConfiguration(
+            host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, keys: keys, functions: functions)
         let app = try FunctionHostServer.makeApplication(configuration: configuration)
         return try await app.test(.live) { client in
             try await body(API(client: client))

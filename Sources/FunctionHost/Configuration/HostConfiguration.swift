@@ -14,12 +14,15 @@ public struct HostConfiguration: Sendable {
     public var keys: AppKeys
     /// The largest request body accepted, in bytes (batch requests are the largest).
     public var maxBodySize: Int
+    /// The Swift cloud functions to serve.
+    public var functions: FunctionRegistry
 
     /// Creates a configuration; only the keys and data directory have no default.
     public init(
         host: String = "0.0.0.0", port: Int = 3000, dataDirectory: String, functionsDirectory: String = "./functions",
-        keys: AppKeys, maxBodySize: Int = 20 * 1024 * 1024
+        keys: AppKeys, maxBodySize: Int = 20 * 1024 * 1024, functions: FunctionRegistry = FunctionRegistry()
     ) {
+        self.functions = functions
         self.host = host
         self.port = port
         self.dataDirectory = dataDirectory

@@ -29,6 +29,8 @@ public struct HostError: Error, Sendable {
         switch error {
         case let error as HostError:
             self = error
+        case let error as CloudError:
+            self.init(status: error.status, code: error.code, message: error.message)
         case let error as DataAPIError:
             self.init(status: Self.status(for: error.code), code: error.code.rawValue, message: error.message)
         case let error as any HTTPResponseError:

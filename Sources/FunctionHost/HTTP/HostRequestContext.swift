@@ -1,5 +1,6 @@
 public import DataAPI
 public import Hummingbird
+import NIOCore
 
 /// The per-request state: who is calling, established by `AuthMiddleware`.
 public struct HostRequestContext: RequestContext {
@@ -10,9 +11,13 @@ public struct HostRequestContext: RequestContext {
     /// The largest body accepted; set from the configuration by the auth middleware.
     public var bodyLimit: Int = 20 * 1024 * 1024
 
+    /// The peer's IP address, as the connection reports it.
+    public var remoteAddress: String?
+
     /// Creates a context for a new request.
     public init(source: Source) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// The largest body Hummingbird's decoders accept.

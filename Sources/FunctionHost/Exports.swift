@@ -1,0 +1,3 @@
+// What user code in functions/ needs, with `import FunctionHost` alone.
+@_exported public import DataAPI
+@_exported public import struct Logging.Logger

@@ -1,0 +1,72 @@
+public import DataAPI
+import Foundation
+
+/// The cloud functions a host serves, registered before it starts and frozen after.
+///
+/// ```swift
+/// registry.define("hello") { _ in "Hello world!" }
+/// registry.define("greet", as: Greeting.self) { greeting, request in "Hello, \(greeting.name)!" }
+/// ```
+public struct FunctionRegistry: Sendable {
+    /// A function: request in, JSON out.
+    public typealias Handler = @Sendable (FunctionRequest) async throws -> JSONValue
+
+    /// How a function may be called.
+    public struct Options: Sendable, Hashable {
+        /// Only callable with the master key (or in process), as LeanEngine's `internal: true`.
+        public var isInternal: Bool
+        /// The wall-clock time a call may take before the caller gets 503, code 124.
+        public var timeout: Duration
+
+        /// Creates options.
+        public init(isInternal: Bool = false, timeout: Duration = .seconds(15)) {
+            self.isInternal = isInternal
+            self.timeout = timeout
+        }
+    }
+
+    struct Entry: Sendable {
+        var handler: Handler
+        var options: Options
+    }
+
+    private(set) var entries: [String: Entry] = [:]
+
+    /// An empty registry.
+    public init() {}
+
+    /// The registered names, sorted.
+    public var names: [String] { entries.keys.sorted() }
+
+    /// Registers a function returning JSON. Registering a name twice is a programming error.
+    public mutating func define(_ name: String, options: Options = Options(), _ handler: @escaping Handler) {
+        precondition(entries[name] == nil, "The cloud function '\(name)' is defined twice.")
+        entries[name] = Entry(handler: handler, options: options)
+    }
+
+    /// Registers a function whose result is any `Encodable` value.
+    public mutating func define<Result: Encodable & Sendable>(
+        _ name: String, options: Options = Options(),
+        _ handler: @escaping @Sendable (FunctionRequest) async throws -> Result
+    ) {
+        define(name, options: options) { request -> JSONValue in
+            try Self.encode(try await handler(request))
+        }
+    }
+
+    /// Registers a function whose parameters decode into `Params`.
+    public mutating func define<Params: Decodable & Sendable, Result: Encodable & Sendable>(
+        _ name: String, as params: Params.Type, options: Options = Options(),
+        _ handler: @escaping @Sendable (Params, FunctionRequest) async throws -> Result
+    ) {
+        define(name, options: options) { request -> JSONValue in
+            try Self.encode(try await handler(try request.decodeParams(as: Params.self), request))
+        }
+    }
+
+    static func encode<Value: Encodable>(_ value: Value) throws -> JSONValue {
+        if let json = value as? JSONValue { return json }
+        let data = try JSONEncoder().encode(value)
+        return try JSONValue(parsing: Array(data))
+    }
+}

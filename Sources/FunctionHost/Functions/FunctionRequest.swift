@@ -1,0 +1,33 @@
+public import DataAPI
+import Foundation
+public import Logging
+
+/// What a cloud function receives: its parameters, who called it and how, and the data API.
+public struct FunctionRequest: Sendable {
+    /// The parameters (the JSON body; typed values decoded for `rpc`).
+    public var params: JSONValue
+    /// The caller's session token (`X-LC-Session`), if any.
+    public var sessionToken: String?
+    /// The client's address, from `X-Real-IP`, `X-Forwarded-For` or the connection.
+    public var remoteAddress: String?
+    /// Whether the caller used the master key.
+    public var isMaster: Bool
+    /// The environment the call runs in: `production`, or `staging` with `X-LC-Prod: 0`.
+    public var environment: String
+    /// A logger tagged with the function's name and the request id.
+    public var logger: Logger
+    /// When the call must have answered.
+    public var deadline: ContinuousClock.Instant
+    /// The data API, acting with the master key: create, fetch, update, delete and query objects
+    /// through the same service the REST routes use.
+    public var data: FunctionDataAPI
+
+    /// The parameters decoded into a `Decodable` type.
+    public func decodeParams<T: Decodable>(as type: T.Type) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(params.jsonBytes))
+        } catch {
+            throw CloudError(code: 1, message: "Invalid parameters: \(error)")
+        }
+    }
+}

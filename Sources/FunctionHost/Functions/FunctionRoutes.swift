@@ -1,0 +1,105 @@
+import DataAPI
+import Foundation
+import Hummingbird
+import Logging
+
+/// `/functions/{name}` (callFunction: plain JSON) and `/call/{name}` (rpc: typed values kept),
+/// answering any method, plus `GET /functions/_ops/metadatas` (master key) listing every name.
+struct FunctionRoutes: Sendable {
+    let registry: FunctionRegistry
+    let data: DataService
+
+    func register(on group: RouterGroup<HostRequestContext>) {
+        group.get("functions/_ops/metadatas") { _, context in
+            guard context.caller?.isMaster == true else { throw HostError.unauthorized }
+            return JSONResponse(["result": .array(registry.names.map { .string($0) })])
+        }
+        for method in [HTTPRequest.Method.post, .get, .put] {
+            group.on("functions/:name", method: method) { request, context in
+                try await call(request, context: context, rpc: false)
+            }
+            group.on("call/:name", method: method) { request, context in
+                try await call(request, context: context, rpc: true)
+            }
+        }
+    }
+
+    private func call(_ request: Request, context: HostRequestContext, rpc: Bool) async throws -> JSONResponse {
+        var request = request
+        let name = try context.parameters.require("name")
+        guard let entry = registry.entries[name] else {
+            throw HostError(status: .notFound, code: 1, message: "No such cloud function '\(name)'.")
+        }
+        let caller = context.caller ?? Caller(isMaster: false)
+        guard !entry.options.isInternal || caller.isMaster else {
+            throw HostError(status: .unauthorized, code: 401, message: "Internal cloud function '\(name)'.")
+        }
+        var params = try await request.json(context: context) ?? .object([:])
+        var sessionToken = request.headers[.init("X-LC-Session")!] ?? request.headers[.init("X-AVOSCloud-Session-Token")!]
+        if case .object(var members) = params {
+            // Transport fields of text/plain bodies are not parameters (LeanEngine drops `_x` keys).
+            if sessionToken == nil { sessionToken = members["_SessionToken"]?.stringValue }
+            for key in members.keys where key.hasPrefix("_") && !key.hasPrefix("__") { members[key] = nil }
+            params = .object(members)
+        }
+        var logger = context.logger
+        logger[metadataKey: "function"] = .string(name)
+        let production = request.headers[.init("X-LC-Prod")!].map { $0 != "0" && $0 != "false" } ?? true
+        let functionRequest = FunctionRequest(
+            params: params, sessionToken: sessionToken, remoteAddress: Self.remoteAddress(request, context),
+            isMaster: caller.isMaster, environment: production ? "production" : "staging", logger: logger,
+            deadline: .now + entry.options.timeout, data: FunctionDataAPI(service: data, caller: .master))
+        let result = try await Self.run(entry, functionRequest, name: name)
+        return JSONResponse(["result": rpc ? result : Self.plain(result)])
+    }
+
+    /// Runs the function against its wall-clock deadline: past it the caller gets 503, code 124.
+    private static func run(_ entry: FunctionRegistry.Entry, _ request: FunctionRequest, name: String) async throws
+        -> JSONValue
+    {
+        do {
+            return try await withThrowingTaskGroup(of: JSONValue?.self) { group in
+                group.addTask { try await entry.handler(request) }
+                group.addTask {
+                    try await Task.sleep(until: request.deadline)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let result = first else {
+                    throw HostError(status: .serviceUnavailable, code: 124, message: "The request timed out on the server.")
+                }
+                return result
+            }
+        } catch let error as HostError {
+            throw error
+        } catch let error as CloudError {
+            throw error
+        } catch let error as DataAPIError {
+            throw error
+        } catch {
+            request.logger.error("Cloud function failed: \(String(describing: error))")
+            throw HostError(status: .internalServerError, code: 141, message: "Cloud function '\(name)' failed: \(error)")
+        }
+    }
+
+    /// callFunction answers plain JSON: an object value loses its `__type`/`className` tags.
+    private static func plain(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(var members) where members["__type"] == "Object":
+            members["__type"] = nil
+            members["className"] = nil
+            return .object(members.mapValues(plain))
+        case .object(let members): return .object(members.mapValues(plain))
+        case .array(let elements): return .array(elements.map(plain))
+        default: return value
+        }
+    }
+
+    private static func remoteAddress(_ request: Request, _ context: HostRequestContext) -> String? {
+        if let real = request.headers[.init("X-Real-IP")!] { return real }
+        if let forwarded = request.headers[.init("X-Forwarded-For")!] {
+            return forwarded.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        return context.remoteAddress
+    }
+}

@@ -1,0 +1,6 @@
+-- wrk script: call the Swift cloud function `hello`.
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["X-LC-Id"] = "benchapp"
+wrk.headers["X-LC-Key"] = "benchkey"
+wrk.body = "{}"
