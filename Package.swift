@@ -26,6 +26,18 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
+        // JavaScriptCore from libjavascriptcoregtk-4.1, plus the two exported time-limit functions
+        // its public headers leave out.
+        .systemLibrary(
+            name: "CJavaScriptCore",
+            pkgConfig: "javascriptcoregtk-4.1",
+            providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]
+        ),
+        .target(
+            name: "Sandbox",
+            dependencies: ["CJavaScriptCore", "DataAPI"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "DataAPI",
             dependencies: [
@@ -67,6 +79,11 @@ let package = Package(
             name: "BareServer",
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
             path: "Benchmarks/BareServer",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SandboxTests",
+            dependencies: ["Sandbox"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

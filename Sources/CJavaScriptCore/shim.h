@@ -1,0 +1,12 @@
+#ifndef FUNCTIONHOST_CJAVASCRIPTCORE_SHIM_H
+#define FUNCTIONHOST_CJAVASCRIPTCORE_SHIM_H
+
+#include <JavaScriptCore/JavaScript.h>
+
+// Exported by libjavascriptcoregtk-4.1 but declared only in a private header (JSContextRefPrivate.h).
+typedef bool (*JSShouldTerminateCallback)(JSContextRef ctx, void *context);
+JS_EXPORT void JSContextGroupSetExecutionTimeLimit(JSContextGroupRef group, double limit,
+                                                   JSShouldTerminateCallback callback, void *context);
+JS_EXPORT void JSContextGroupClearExecutionTimeLimit(JSContextGroupRef group);
+
+#endif

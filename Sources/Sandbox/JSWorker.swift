@@ -1,0 +1,94 @@
+import Foundation
+import Synchronization
+
+/// A dedicated thread that owns one JavaScriptCore engine and runs jobs on it, one at a time.
+///
+/// JavaScriptCore contexts must not be used from several threads, and a script that runs for
+/// seconds must not hold a thread of Swift's cooperative pool or an event loop: so each engine
+/// gets a thread of its own, and callers `await` their job's result.
+public final class JSWorker: Sendable {
+    private typealias Job = @Sendable (JSEngineBox) -> Void
+
+    /// Jobs waiting, and whether the worker is shutting down.
+    private struct Mailbox {
+        var jobs: [Job] = []
+        var closed = false
+    }
+
+    /// The state shared between callers and the thread.
+    private final class Shared: Sendable {
+        let mailbox = Mutex(Mailbox())
+        /// Wakes the thread when a job arrives; used with its own lock, as NSCondition requires.
+        let signal = NSCondition()
+    }
+
+    private let shared = Shared()
+    private var signal: NSCondition { shared.signal }
+
+    /// Starts the worker's thread.
+    public init(name: String = "js-worker") {
+        let shared = shared
+        let thread = Thread {
+            let signal = shared.signal
+            let box = JSEngineBox()
+            while true {
+                signal.lock()
+                var job: Job?
+                var closed = false
+                while job == nil && !closed {
+                    (job, closed) = shared.mailbox.withLock { box -> (Job?, Bool) in
+                        box.jobs.isEmpty ? (nil, box.closed) : (box.jobs.removeFirst(), false)
+                    }
+                    if job == nil && !closed { signal.wait() }
+                }
+                signal.unlock()
+                guard let job else { return }
+                job(box)
+            }
+        }
+        thread.name = name
+        // JavaScriptCore's own stack checks need room: recursion without end must end in a
+        // RangeError, not a crash.
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    /// Stops the thread once the jobs already queued have run.
+    public func shutdown() {
+        signal.lock()
+        shared.mailbox.withLock { $0.closed = true }
+        signal.signal()
+        signal.unlock()
+    }
+
+    /// Evaluates a script and returns its result as JSON text (nil for `undefined`).
+    public func evaluate(_ source: String, file: String = "<eval>", cpuLimit: Double = 10) async throws(ScriptError)
+        -> String?
+    {
+        let result: Result<String?, ScriptError> = await withCheckedContinuation { continuation in
+            enqueue { box in
+                do throws(ScriptError) {
+                    continuation.resume(returning: .success(try box.engine.evaluate(source, file: file, cpuLimit: cpuLimit)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    private func enqueue(_ job: @escaping Job) {
+        signal.lock()
+        shared.mailbox.withLock { $0.jobs.append(job) }
+        signal.signal()
+        signal.unlock()
+    }
+}
+
+/// Carries the engine across the job closures' `@Sendable` boundary.
+///
+/// `@unchecked Sendable` is safe here because the box is created on the worker's thread and
+/// only ever touched by jobs running on that same thread.
+final class JSEngineBox: @unchecked Sendable {
+    let engine = JSEngine()
+}

@@ -1,0 +1,28 @@
+/// What went wrong running JavaScript.
+public struct ScriptError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure.
+    public enum Kind: Sendable, Hashable {
+        /// The script threw (or failed to parse): `message` says what, `line` where.
+        case exception
+        /// The script ran past its CPU-time limit and was terminated.
+        case timeout
+    }
+
+    /// The kind of failure.
+    public var kind: Kind
+    /// The message, as JavaScriptCore reports it.
+    public var message: String
+    /// The line the exception points at, when known.
+    public var line: Int?
+
+    /// Creates an error.
+    public init(_ kind: Kind, _ message: String, line: Int? = nil) {
+        self.kind = kind
+        self.message = message
+        self.line = line
+    }
+
+    public var description: String {
+        line.map { "\(message) (line \($0))" } ?? message
+    }
+}
