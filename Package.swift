@@ -50,6 +50,7 @@ let package = Package(
             name: "FunctionHost",
             dependencies: [
                 "DataAPI",
+                "Sandbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

@@ -16,7 +16,8 @@ swift build -c release --product BareServer >/dev/null
 
 .build/release/BareServer $BARE_PORT >"$WORK/bare.log" 2>&1 &
 LEANCLOUD_APP_ID=benchapp LEANCLOUD_APP_KEY=benchkey LEANCLOUD_APP_MASTER_KEY=benchmaster LEANCLOUD_APP_HOOK_KEY=benchhook \
-LOG_LEVEL=warning .build/release/functionhost serve --host 127.0.0.1 --port $HOST_PORT --data-dir "$WORK/data" >"$WORK/host.log" 2>&1 &
+LOG_LEVEL=warning .build/release/functionhost serve --host 127.0.0.1 --port $HOST_PORT --data-dir "$WORK/data" \
+    --functions ./functions >"$WORK/host.log" 2>&1 &
 
 wait_for() { for _ in $(seq 1 100); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "not ready: $1"; exit 1; }
 wait_for "http://127.0.0.1:$BARE_PORT/hello"
@@ -42,6 +43,7 @@ run_wrk() {
 echo "wrk -t2 -c$CONNECTIONS -d${DURATION}s on loopback, $(nproc) cores"
 run_wrk "bare hello route" "http://127.0.0.1:$BARE_PORT/hello"; BARE=$RPS
 run_wrk "Swift function hello" "http://127.0.0.1:$HOST_PORT/1.1/functions/hello" scripts/bench/hello.lua; HELLO=$RPS
+run_wrk "JS function helloJS" "http://127.0.0.1:$HOST_PORT/1.1/functions/helloJS" scripts/bench/hello.lua; JS=$RPS
 run_wrk "object create (no hooks)" "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" scripts/bench/create.lua; CREATE=$RPS
 ID=$(curl -s -X POST -H "X-LC-Id: benchapp" -H "X-LC-Key: benchkey" -H "Content-Type: application/json" \
     -d '{"title":"fetch me"}' "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" | sed 's/.*"objectId":"\([^"]*\)".*/\1/')
@@ -66,8 +68,9 @@ CONNECTIONS=1 run_wrk "\$inQuery join (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/cl
 
 echo
 echo "ratios (same run):"
-awk -v c="$CREATE" -v f="$FETCH" -v b="$BARE" -v s="$SQLITE" -v h="$HELLO" 'BEGIN {
+awk -v c="$CREATE" -v f="$FETCH" -v b="$BARE" -v s="$SQLITE" -v h="$HELLO" -v j="$JS" 'BEGIN {
     printf "  Swift function / bare route  %.2f   (target >= 0.8)\n", h / b
+    printf "  JS function    / bare route  %.2f   (target >= 0.5)\n", j / b
     printf "  object create / bare route   %.2f\n", c / b
     printf "  object fetch  / bare route   %.2f\n", f / b
     printf "  object create / SQLite loop  %.2f   (target >= 0.7)\n", c / s

@@ -10,10 +10,16 @@ public enum FunctionHostServer {
     /// requests, then it returns.
     public static func makeApplication(
         configuration: HostConfiguration, logger: Logger = Logger(label: "functionhost")
-    ) throws -> some ApplicationProtocol {
+    ) async throws -> some ApplicationProtocol {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let storage = try SQLiteStorage(path: configuration.databasePath)
         let data = DataService(sqlite: storage)
+        var configuration = configuration
+        var functions = configuration.functions
+        _ = try await JavaScriptFunctions.load(
+            from: configuration.functionsDirectory, into: &functions, timeout: configuration.javaScriptTimeout,
+            logger: logger)
+        configuration.functions = functions
         let router = makeRouter(configuration: configuration, data: data)
         return Application(
             router: router,
@@ -23,7 +29,7 @@ public enum FunctionHostServer {
 
     /// Runs the server until SIGTERM or SIGINT, which drain in-flight requests first.
     public static func run(configuration: HostConfiguration, logger: Logger) async throws {
-        let app = try makeApplication(configuration: configuration, logger: logger)
+        let app = try await makeApplication(configuration: configuration, logger: logger)
         try await app.runService()
     }
 

@@ -77,6 +77,21 @@ public final class JSWorker: Sendable {
         return try result.get()
     }
 
+    /// Runs a job on the worker's engine: several evaluations that must not interleave with
+    /// other callers' (a call and the read of its result).
+    func run<T: Sendable>(_ body: @escaping @Sendable (JSEngine) throws(ScriptError) -> T) async throws(ScriptError) -> T {
+        let result: Result<T, ScriptError> = await withCheckedContinuation { continuation in
+            enqueue { box in
+                do throws(ScriptError) {
+                    continuation.resume(returning: .success(try body(box.engine)))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
     private func enqueue(_ job: @escaping Job) {
         signal.lock()
         shared.mailbox.withLock { $0.jobs.append(job) }

@@ -35,11 +35,15 @@ enum TestServer {
     /// Starts a server on `dataDirectory` (which is kept), runs `body`, stops the server.
     static func run<Value: Sendable>(
         dataDirectory: String, keys: AppKeys = TestServer.keys, functions: FunctionRegistry = FunctionRegistry(),
+        functionsDirectory: String? = nil, javaScriptTimeout: Duration = .seconds(15),
         _ body: @Sendable (API) async throws -> Value
     ) async throws -> Value {
-        let configuration = HostConfiguration(
-            host: "127.0.0.1", port: 0, dataDirectory: dataDirectory, keys: keys, functions: functions)
-        let app = try FunctionHostServer.makeApplication(configuration: configuration)
+        // Without a functions directory of its own, a test loads no JavaScript.
+        var configuration = HostConfiguration(
+            host: "127.0.0.1", port: 0, dataDirectory: dataDirectory,
+            functionsDirectory: functionsDirectory ?? dataDirectory, keys: keys, functions: functions)
+        configuration.javaScriptTimeout = javaScriptTimeout
+        let app = try await FunctionHostServer.makeApplication(configuration: configuration)
         return try await app.test(.live) { client in
             try await body(API(client: client))
         }

@@ -16,6 +16,8 @@ public struct HostConfiguration: Sendable {
     public var maxBodySize: Int
     /// The Swift cloud functions to serve.
     public var functions: FunctionRegistry
+    /// How long a JavaScript function may run (wall clock; CPU time is held to two thirds of it).
+    public var javaScriptTimeout: Duration = .seconds(15)
 
     /// Creates a configuration; only the keys and data directory have no default.
     public init(

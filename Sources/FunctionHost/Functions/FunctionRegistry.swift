@@ -35,6 +35,9 @@ public struct FunctionRegistry: Sendable {
     /// An empty registry.
     public init() {}
 
+    /// Whether a function of this name is registered.
+    public func contains(_ name: String) -> Bool { entries[name] != nil }
+
     /// The registered names, sorted.
     public var names: [String] { entries.keys.sorted() }
 

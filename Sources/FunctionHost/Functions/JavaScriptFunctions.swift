@@ -1,0 +1,84 @@
+import DataAPI
+import Foundation
+import Hummingbird
+import Logging
+import Sandbox
+
+/// Loads the JavaScript cloud code under the functions directory and registers each
+/// `AV.Cloud.define`d function next to the Swift ones.
+enum JavaScriptFunctions {
+    /// Every `*.js` file below `directory` (sorted, `node_modules` skipped), as name and source.
+    static func files(in directory: String) -> [(name: String, source: String)] {
+        let root = URL(fileURLWithPath: directory)
+        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
+            return []
+        }
+        var files: [(String, String)] = []
+        for case let url as URL in enumerator {
+            if url.lastPathComponent == "node_modules" {
+                enumerator.skipDescendants()
+                continue
+            }
+            guard url.pathExtension == "js", let source = try? String(contentsOf: url, encoding: .utf8) else { continue }
+            files.append((String(url.path.dropFirst(root.path.count + 1)), source))
+        }
+        return files.sorted { $0.0 < $1.0 }
+    }
+
+    /// Loads the code and adds its functions to `registry`; load failures and name clashes are
+    /// logged, and the host starts with the rest.
+    static func load(
+        from directory: String, into registry: inout FunctionRegistry, timeout: Duration, logger: Logger
+    ) async throws -> CloudCode? {
+        let files = files(in: directory)
+        if files.isEmpty { return nil }
+        let code = try await CloudCode(files: files, workerCount: max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)))
+        for (file, error) in code.loadErrors {
+            logger.error("Cloud code \(file) failed to load: \(error)")
+        }
+        for definition in code.definitions {
+            guard !registry.contains(definition.name) else {
+                logger.error("Cloud function '\(definition.name)' is defined in Swift and in JavaScript; the Swift one is kept.")
+                continue
+            }
+            let name = definition.name
+            registry.define(name, options: .init(isInternal: definition.isInternal, timeout: timeout)) { request in
+                try await call(code, name, request)
+            }
+        }
+        logger.info("Loaded \(code.definitions.count) JavaScript cloud functions from \(files.count) files.")
+        return code
+    }
+
+    private static func call(_ code: CloudCode, _ name: String, _ request: FunctionRequest) async throws -> JSONValue {
+        let payload: JSONValue = [
+            "params": request.params, "sessionToken": request.sessionToken.map(JSONValue.string) ?? .null,
+            "meta": ["remoteAddress": request.remoteAddress.map(JSONValue.string) ?? .null], "currentUser": .null,
+        ]
+        // JavaScriptCore overshoots its CPU limit by up to half: two thirds of the budget keeps
+        // the real stop inside it.
+        let budget = request.deadline - .now
+        let seconds = Double(budget.components.seconds) + Double(budget.components.attoseconds) / 1e18
+        let cpuLimit = max(0.05, seconds * 2 / 3)
+        let outcome: CloudCode.Outcome
+        do {
+            outcome = try await code.call(name, request: payload, cpuLimit: cpuLimit)
+        } catch {
+            if error.kind == .timeout {
+                throw HostError(status: .serviceUnavailable, code: 124, message: "The request timed out on the server.")
+            }
+            throw HostError(status: .internalServerError, code: 141, message: "Cloud function '\(name)' failed: \(error)")
+        }
+        for line in outcome.logs {
+            request.logger.log(level: Logger.Level(rawValue: line.level) ?? .info, "\(line.message)")
+        }
+        switch outcome.result {
+        case .success(let value):
+            return value
+        case .failure(let thrown) where thrown.isUserError:
+            throw CloudError(code: thrown.code, message: thrown.message, status: HTTPResponse.Status(code: thrown.status))
+        case .failure(let thrown):
+            throw HostError(status: .internalServerError, code: 141, message: thrown.message)
+        }
+    }
+}
