@@ -42,6 +42,8 @@ public struct DataAPIError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidRelation = Code(rawValue: 128)
         /// 137: a unique value is taken.
         public static let duplicateValue = Code(rawValue: 137)
+        /// 300: a CQL statement that doesn't parse.
+        public static let cqlSyntax = Code(rawValue: 300)
         /// 302: invalid GeoPoint.
         public static let invalidGeoPoint = Code(rawValue: 302)
         /// 304: the storage engine failed.

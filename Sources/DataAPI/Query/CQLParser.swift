@@ -1,3 +1,5 @@
+import Foundation
+
 /// Cloud Query Language: `select * from Post where likes > ? and title like 'a%' order by
 /// createdAt desc limit 10`, translated into an `ObjectQuery`.
 ///
@@ -22,12 +24,9 @@ public struct CQLParser {
     private var parameters: [JSONValue]
     private var nextParameter = 0
 
-    static func syntaxError(_ message: String) -> DataAPIError {
-        DataAPIError(Code.cqlSyntax, "CQL syntax error: \(message).")
-    }
-
-    private enum Code {
-        static let cqlSyntax = DataAPIError.Code(rawValue: 300)
+    /// Error 300 with a message saying what is wrong.
+    public static func syntaxError(_ message: String) -> DataAPIError {
+        DataAPIError(.cqlSyntax, "CQL syntax error: \(message).")
     }
 
     /// Parses a statement with its `?` values (`pvalues`).
@@ -265,7 +264,7 @@ public struct CQLParser {
             switch c {
             case "%": pattern += ".*"
             case "_": pattern += "."
-            default: pattern += NSRegularExpressionEscape.escape(String(c))
+            default: pattern += NSRegularExpression.escapedPattern(for: String(c))
             }
         }
         return pattern + "$"

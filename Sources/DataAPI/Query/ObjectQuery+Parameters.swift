@@ -4,13 +4,7 @@ extension ObjectQuery {
     public init(className: String, parameters: [String: String]) throws(DataAPIError) {
         self.init(className: className)
         if let whereText = parameters["where"], !whereText.isEmpty {
-            let condition: JSONValue
-            do {
-                condition = try JSONValue(parsing: whereText)
-            } catch {
-                throw DataAPIError(.invalidQuery, "Invalid where: it is not valid JSON.")
-            }
-            predicate = try QueryPredicate(where: condition)
+            predicate = try QueryPredicate(whereText: whereText)
         }
         if let orderText = parameters["order"] {
             order = try orderText.split(separator: ",").map { (part) throws(DataAPIError) in
@@ -34,9 +28,12 @@ extension ObjectQuery {
             skip = value
         }
         if let keysText = parameters["keys"], !keysText.isEmpty { keys = KeySelection(keysText) }
-        if let includeText = parameters["include"], !includeText.isEmpty {
-            include = includeText.split(separator: ",").map { $0.trimmingWhitespace }
-        }
+        if let includeText = parameters["include"] { include = Self.includePaths(includeText) }
         returnACL = parameters["returnACL"] == "true"
+    }
+
+    /// The paths of an `include` parameter (`author, post.author`).
+    public static func includePaths(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingWhitespace }.filter { !$0.isEmpty }
     }
 }

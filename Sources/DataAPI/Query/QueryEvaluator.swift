@@ -115,7 +115,7 @@ public struct QueryEvaluator: Sendable {
         }
         let recorded = key.contains(".") ? nil : fields[key]
         let stored = value(object, key)
-        if recorded == .array, !isArrayOrPlainObject(constant) {
+        if recorded == .array, !constant.isArrayOrPlainObject {
             // Mirrors json_each: an array yields its elements, a scalar (null) itself, nothing nothing.
             let elements: [JSONValue]
             switch stored {
@@ -128,14 +128,6 @@ public struct QueryEvaluator: Sendable {
         }
         if op == .notEqual { return !valueHolds(stored, recorded, .equal, constant) }
         return valueHolds(stored, recorded, op, constant)
-    }
-
-    private func isArrayOrPlainObject(_ value: JSONValue) -> Bool {
-        switch value {
-        case .array: return true
-        case .object: return value.typeTag == nil
-        default: return false
-        }
     }
 
     private func valueHolds(_ stored: JSONValue?, _ recorded: FieldType?, _ op: ComparisonOperator, _ constant: JSONValue) -> Bool {

@@ -1,4 +1,15 @@
 extension QueryPredicate {
+    /// Parses the text of a `where` parameter; malformed JSON is an invalid query (102).
+    public init(whereText text: String) throws(DataAPIError) {
+        let condition: JSONValue
+        do {
+            condition = try JSONValue(parsing: text)
+        } catch {
+            throw DataAPIError(.invalidQuery, "Invalid where: it is not valid JSON.")
+        }
+        try self.init(where: condition)
+    }
+
     /// Parses a `where` object such as `{"score": {"$gte": 10}, "$or": [...]}`.
     ///
     /// - Throws: error 102 for an unknown operator, a malformed operand or an invalid key.
@@ -94,11 +105,12 @@ extension QueryPredicate {
                     let southwest = try geoPoint(corners[0], key: key)
                     let northeast = try geoPoint(corners[1], key: key)
                     parts.append(.withinBox(key: key, southwest: southwest, northeast: northeast))
-                } else if case .array(let vertices)? = operandValue["$polygon"], vertices.count >= 3 {
+                } else if case .array(let vertices)? = operandValue["$polygon"], (3...60).contains(vertices.count) {
+                    // At most 60 vertices: each is two arguments of one SQL function call.
                     let points = try vertices.map { (vertex) throws(DataAPIError) in try geoPoint(vertex, key: key) }
                     parts.append(.withinPolygon(key: key, points))
                 } else {
-                    throw DataAPIError(.invalidQuery, "\(op) of \(key) takes {\"$box\": [sw, ne]} or {\"$polygon\": [...]}.")
+                    throw DataAPIError(.invalidQuery, "\(op) of \(key) takes {\"$box\": [sw, ne]} or {\"$polygon\": [3 to 60 points]}.")
                 }
             default:
                 throw DataAPIError(.invalidQuery, "Unknown operator \(op) on \(key).")

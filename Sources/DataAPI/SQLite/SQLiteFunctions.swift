@@ -19,19 +19,16 @@ enum SQLiteFunctions {
             .distance(to: GeoPoint(latitude: numbers[2], longitude: numbers[3]))
     }
 
-    /// `fh_in_polygon(lat, lng, polygon)`: whether the point lies in a polygon given as JSON
-    /// `[[lat, lng], ...]`.
-    static let inPolygon = DatabaseFunction("fh_in_polygon", argumentCount: 3, pure: true) { values in
-        guard let latitude = Double.fromDatabaseValue(values[0]), let longitude = Double.fromDatabaseValue(values[1]),
-            let text = String.fromDatabaseValue(values[2]), case .array(let vertices)? = try? JSONValue(parsing: text)
-        else { return false }
-        let polygon = vertices.compactMap { vertex -> GeoPoint? in
-            guard let lat = vertex.arrayValue?.first?.doubleValue, let lng = vertex.arrayValue?.last?.doubleValue else {
-                return nil
-            }
-            return GeoPoint(latitude: lat, longitude: lng)
+    /// `fh_in_polygon(lat, lng, lat1, lng1, lat2, lng2, ...)`: whether the point lies in the
+    /// polygon whose vertices follow. The vertices are bound as numbers, so nothing is parsed for
+    /// each row the function sees.
+    static let inPolygon = DatabaseFunction("fh_in_polygon", argumentCount: nil, pure: true) { values in
+        let numbers = values.compactMap { Double.fromDatabaseValue($0) }
+        guard numbers.count == values.count, numbers.count >= 8, numbers.count % 2 == 0 else { return false }
+        let polygon = stride(from: 2, to: numbers.count, by: 2).map {
+            GeoPoint(latitude: numbers[$0], longitude: numbers[$0 + 1])
         }
-        return GeoPoint(latitude: latitude, longitude: longitude).isInside(polygon)
+        return GeoPoint(latitude: numbers[0], longitude: numbers[1]).isInside(polygon)
     }
 
     static func install(in db: Database) {

@@ -72,11 +72,11 @@ extension SQLiteQueryCompiler {
                     southwest.longitude.databaseValue, northeast.longitude.databaseValue,
                 ])
         case .withinPolygon(let key, let vertices):
-            let polygon = JSONValue.array(vertices.map { [.double($0.latitude), .double($0.longitude)] }).jsonString
+            let placeholders = Array(repeating: "?, ?", count: vertices.count).joined(separator: ", ")
             return Fragment(
                 sql: "\(Self.extract(key, suffix: "__type")) = 'GeoPoint' AND fh_in_polygon("
-                    + "\(Self.extract(key, suffix: "latitude")), \(Self.extract(key, suffix: "longitude")), ?)",
-                arguments: [polygon.databaseValue])
+                    + "\(Self.extract(key, suffix: "latitude")), \(Self.extract(key, suffix: "longitude")), \(placeholders))",
+                arguments: vertices.flatMap { [$0.latitude.databaseValue, $0.longitude.databaseValue] })
         case .and, .or, .compare, .oneOf, .exists:
             return compile(predicate)
         }

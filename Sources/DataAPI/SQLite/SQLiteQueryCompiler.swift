@@ -105,7 +105,7 @@ struct SQLiteQueryCompiler {
                 ])
             return op == .equal ? owned : Fragment(sql: "(\(owned.sql)) IS NOT 1", arguments: owned.arguments)
         }
-        if recorded == .array, !isArrayOrPlainObject(value) {
+        if recorded == .array, !value.isArrayOrPlainObject {
             // Compare against the elements: equality means "contains".
             let element = elementCondition(op == .notEqual ? .equal : op, value)
             let exists = Fragment(
@@ -120,14 +120,6 @@ struct SQLiteQueryCompiler {
             return Fragment(sql: "(\(positive.sql)) IS NOT 1", arguments: positive.arguments)
         }
         return positive
-    }
-
-    private func isArrayOrPlainObject(_ value: JSONValue) -> Bool {
-        switch value {
-        case .array: return true
-        case .object: return value.typeTag == nil
-        default: return false
-        }
     }
 
     /// A condition on one stored field (not an array's elements).

@@ -125,7 +125,8 @@ public final class SQLiteStorage: StorageEngine {
     }
 
     public func fieldTypes(of className: String) async throws -> [String: FieldType] {
-        try await read { db in try self.entry(className, db)?.fields ?? [:] }
+        if let known = catalog.withLock({ $0[className] }) { return known.fields }
+        return try await read { db in try self.entry(className, db)?.fields ?? [:] }
     }
 
     /// Whether a class is known, from the catalog alone (no I/O): what pointer checks use.

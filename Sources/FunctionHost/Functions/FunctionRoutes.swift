@@ -11,7 +11,7 @@ struct FunctionRoutes: Sendable {
 
     func register(on group: RouterGroup<HostRequestContext>) {
         group.get("functions/_ops/metadatas") { _, context in
-            guard context.caller?.isMaster == true else { throw HostError.unauthorized }
+            guard context.caller.isMaster else { throw HostError.unauthorized }
             return JSONResponse(["result": .array(registry.names.map { .string($0) })])
         }
         for method in [HTTPRequest.Method.post, .get, .put] {
@@ -30,12 +30,12 @@ struct FunctionRoutes: Sendable {
         guard let entry = registry.entries[name] else {
             throw HostError(status: .notFound, code: 1, message: "No such cloud function '\(name)'.")
         }
-        let caller = context.caller ?? Caller(isMaster: false)
+        let caller = context.caller
         guard !entry.options.isInternal || caller.isMaster else {
             throw HostError(status: .unauthorized, code: 401, message: "Internal cloud function '\(name)'.")
         }
         var params = try await request.json(context: context) ?? .object([:])
-        var sessionToken = request.headers[.init("X-LC-Session")!] ?? request.headers[.init("X-AVOSCloud-Session-Token")!]
+        var sessionToken = request.headers[.lcSession] ?? request.headers[.avosSessionToken]
         if case .object(var members) = params {
             // Transport fields of text/plain bodies are not parameters (LeanEngine drops `_x` keys).
             if sessionToken == nil { sessionToken = members["_SessionToken"]?.stringValue }
@@ -44,7 +44,7 @@ struct FunctionRoutes: Sendable {
         }
         var logger = context.logger
         logger[metadataKey: "function"] = .string(name)
-        let production = request.headers[.init("X-LC-Prod")!].map { $0 != "0" && $0 != "false" } ?? true
+        let production = request.headers[.lcProd].map { $0 != "0" && $0 != "false" } ?? true
         let functionRequest = FunctionRequest(
             params: params, sessionToken: sessionToken, remoteAddress: Self.remoteAddress(request, context),
             isMaster: caller.isMaster, environment: production ? "production" : "staging", logger: logger,
@@ -96,8 +96,8 @@ struct FunctionRoutes: Sendable {
     }
 
     private static func remoteAddress(_ request: Request, _ context: HostRequestContext) -> String? {
-        if let real = request.headers[.init("X-Real-IP")!] { return real }
-        if let forwarded = request.headers[.init("X-Forwarded-For")!] {
+        if let real = request.headers[.realIP] { return real }
+        if let forwarded = request.headers[.forwardedFor] {
             return forwarded.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
         }
         return context.remoteAddress

@@ -65,20 +65,20 @@ struct Authenticator: Sendable {
 
     /// The credentials in a request's headers.
     static func credentials(from headers: HTTPFields) -> Credentials {
-        func first(_ names: String...) -> String? {
+        func first(_ names: HTTPField.Name...) -> String? {
             for name in names {
-                if let field = HTTPField.Name(name), let value = headers[field], !value.isEmpty { return value }
+                if let value = headers[name], !value.isEmpty { return value }
             }
             return nil
         }
         return Credentials(
-            appId: first("X-LC-Id", "X-AVOSCloud-Application-Id", "X-Uluru-Application-Id", "X-Parse-Application-Id"),
+            appId: first(.lcId, .avosApplicationId, .uluruApplicationId, .parseApplicationId),
             key: first(
-                "X-LC-Key", "X-AVOSCloud-Application-Key", "X-Uluru-Application-Key", "X-Parse-REST-API-Key",
-                "X-Parse-Javascript-Key", "X-Parse-Client-Key"),
-            masterKey: first("X-AVOSCloud-Master-Key", "X-Uluru-Master-Key", "X-Parse-Master-Key"),
-            sign: first("X-LC-Sign", "X-AVOSCloud-Request-Sign"),
-            hookKey: first("X-LC-Hook-Key"))
+                .lcKey, .avosApplicationKey, .uluruApplicationKey, .parseRESTAPIKey, .parseJavascriptKey,
+                .parseClientKey),
+            masterKey: first(.avosMasterKey, .uluruMasterKey, .parseMasterKey),
+            sign: first(.lcSign, .avosRequestSign),
+            hookKey: first(.lcHookKey))
     }
 
     /// The credentials in a `text/plain` JSON body (`_ApplicationId`, `_ApplicationKey`, `_MasterKey`).

@@ -6,8 +6,9 @@ import NIOCore
 public struct HostRequestContext: RequestContext {
     /// Hummingbird's own per-request storage.
     public var coreContext: CoreRequestContextStorage
-    /// The authenticated caller; nil until the auth middleware has run.
-    public var caller: Caller?
+    /// The authenticated caller, set by the auth middleware (a plain client until then: the
+    /// open paths, ping and date, need no more).
+    public var caller = Caller(isMaster: false)
     /// The largest body accepted; set from the configuration by the auth middleware.
     public var bodyLimit: Int = 20 * 1024 * 1024
 

@@ -23,17 +23,20 @@ extension Request {
 
     /// The query string's parameters, decoded as forms are (`+` is a space, `%xx` a byte).
     var queryParameters: [String: String] {
-        guard let query = uri.query, !query.isEmpty else { return [:] }
+        Self.formParameters(uri.query ?? "")
+    }
+
+    /// The parameters of a query string (`a=1&b=x%20y`), as `/batch` paths carry them too.
+    static func formParameters(_ query: some StringProtocol) -> [String: String] {
         var parameters: [String: String] = [:]
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let key = Self.formDecode(parts[0])
-            parameters[key] = parts.count > 1 ? Self.formDecode(parts[1]) : ""
+            parameters[formDecode(parts[0])] = parts.count > 1 ? formDecode(parts[1]) : ""
         }
         return parameters
     }
 
-    private static func formDecode(_ text: Substring) -> String {
+    private static func formDecode(_ text: some StringProtocol) -> String {
         let spaced = text.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced
     }

@@ -18,7 +18,7 @@ struct BatchRoutes: Sendable {
             guard requests.count <= Self.maxRequests else {
                 throw HostError(status: .badRequest, code: 1, message: "A batch may hold at most \(Self.maxRequests) requests.")
             }
-            let caller = context.caller ?? Caller(isMaster: false)
+            let caller = context.caller
             var results: [JSONValue] = []
             results.reserveCapacity(requests.count)
             for entry in requests {
@@ -67,31 +67,6 @@ struct BatchRoutes: Sendable {
         var segments = (parts.first ?? "").split(separator: "/").map(String.init)
         if let first = segments.first, first == "1.1" || first == "1" { segments.removeFirst() }
         guard segments.first == "classes", (2...3).contains(segments.count) else { return ([], [:]) }
-        var parameters: [String: String] = [:]
-        if parts.count > 1 {
-            for pair in parts[1].split(separator: "&") {
-                let kv = pair.split(separator: "=", maxSplits: 1)
-                let value = kv.count > 1 ? String(kv[1]).removingPercentEncodingOrSelf : ""
-                parameters[String(kv[0])] = value
-            }
-        }
-        return (segments, parameters)
-    }
-}
-
-extension String {
-    fileprivate var removingPercentEncodingOrSelf: String {
-        var bytes: [UInt8] = []
-        var iterator = utf8.makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%"), let high = iterator.next(), let low = iterator.next(),
-                let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16)
-            {
-                bytes.append(value)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return (segments, parts.count > 1 ? Request.formParameters(parts[1]) : [:])
     }
 }

@@ -7,7 +7,7 @@ struct CloudQueryRoutes: Sendable {
 
     func register(on group: RouterGroup<HostRequestContext>) {
         group.get("cloudQuery") { request, context in
-            try await answer(request.queryParameters, caller: context.caller ?? Caller(isMaster: false))
+            try await answer(request.queryParameters, caller: context.caller)
         }
         group.post("cloudQuery") { request, context in
             // Long statements arrive as a POST body `{"cql": ..., "pvalues": [...]}`.
@@ -16,18 +16,18 @@ struct CloudQueryRoutes: Sendable {
             var parameters = request.queryParameters
             if let cql = body["cql"]?.stringValue { parameters["cql"] = cql }
             if let pvalues = body["pvalues"] { parameters["pvalues"] = pvalues.jsonString }
-            return try await answer(parameters, caller: context.caller ?? Caller(isMaster: false))
+            return try await answer(parameters, caller: context.caller)
         }
     }
 
     private func answer(_ parameters: [String: String], caller: Caller) async throws -> JSONResponse {
         guard let cql = parameters["cql"], !cql.isEmpty else {
-            throw DataAPIError(DataAPIError.Code(rawValue: 300), "CQL syntax error: cql is required.")
+            throw CQLParser.syntaxError("cql is required")
         }
         var pvalues: [JSONValue] = []
         if let text = parameters["pvalues"], !text.isEmpty {
             guard case .array(let values)? = try? JSONValue(parsing: text) else {
-                throw DataAPIError(DataAPIError.Code(rawValue: 300), "CQL syntax error: pvalues must be a JSON array.")
+                throw CQLParser.syntaxError("pvalues must be a JSON array")
             }
             pvalues = values
         }

@@ -46,7 +46,7 @@ struct ObjectEndpoint: Sendable {
     }
 
     func fetch(_ className: String, id: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {
-        let include = parameters["include"].map { $0.split(separator: ",").map(String.init) } ?? []
+        let include = parameters["include"].map(ObjectQuery.includePaths) ?? []
         guard let object = try await data.fetch(className, id: id, include: include, caller: caller) else {
             return JSONResponse([:])
         }
@@ -71,10 +71,7 @@ struct ObjectEndpoint: Sendable {
     /// The `where` parameter of a conditional update or delete.
     private static func condition(_ parameters: [String: String]) throws -> QueryPredicate? {
         guard let text = parameters["where"], !text.isEmpty else { return nil }
-        guard let value = try? JSONValue(parsing: text) else {
-            throw DataAPIError(.invalidQuery, "Invalid where: it is not valid JSON.")
-        }
-        return try QueryPredicate(where: value)
+        return try QueryPredicate(whereText: text)
     }
 
     private static func flag(_ text: String?) -> Bool {

@@ -13,7 +13,7 @@ struct ObjectRoutes: Sendable {
             var request = request
             var body = try await request.jsonObject(context: context)
             let className = try context.parameters.require("className")
-            let caller = context.caller ?? Caller(isMaster: false)
+            let caller = context.caller
             if let method = Self.tunneledMethod(&body), method == "GET" {
                 return try await endpoint.find(
                     className, parameters: Self.parameters(from: body, merging: request.queryParameters), caller: caller)
@@ -24,31 +24,31 @@ struct ObjectRoutes: Sendable {
         group.get("classes/:className") { request, context in
             try await endpoint.find(
                 try context.parameters.require("className"), parameters: request.queryParameters,
-                caller: context.caller ?? Caller(isMaster: false))
+                caller: context.caller)
         }
         group.get("classes/:className/:objectId") { request, context in
             try await endpoint.fetch(
                 try context.parameters.require("className"), id: try context.parameters.require("objectId"),
-                parameters: request.queryParameters, caller: context.caller ?? Caller(isMaster: false))
+                parameters: request.queryParameters, caller: context.caller)
         }
         group.put("classes/:className/:objectId") { request, context in
             var request = request
             let body = try await request.jsonObject(context: context)
             return try await endpoint.update(
                 try context.parameters.require("className"), id: try context.parameters.require("objectId"), body: body,
-                parameters: request.queryParameters, caller: context.caller ?? Caller(isMaster: false))
+                parameters: request.queryParameters, caller: context.caller)
         }
         group.delete("classes/:className/:objectId") { request, context in
             try await endpoint.delete(
                 try context.parameters.require("className"), id: try context.parameters.require("objectId"),
-                parameters: request.queryParameters, caller: context.caller ?? Caller(isMaster: false))
+                parameters: request.queryParameters, caller: context.caller)
         }
         group.post("classes/:className/:objectId") { request, context in
             var request = request
             var body = try await request.jsonObject(context: context)
             let className = try context.parameters.require("className")
             let id = try context.parameters.require("objectId")
-            let caller = context.caller ?? Caller(isMaster: false)
+            let caller = context.caller
             let parameters = request.queryParameters
             switch Self.tunneledMethod(&body) {
             case "GET": return try await endpoint.fetch(className, id: id, parameters: parameters, caller: caller)

@@ -16,10 +16,7 @@ struct ScanRoutes: Sendable {
             }
             var predicate: QueryPredicate?
             if let whereText = parameters["where"], !whereText.isEmpty {
-                guard let condition = try? JSONValue(parsing: whereText) else {
-                    throw DataAPIError(.invalidQuery, "Invalid where: it is not valid JSON.")
-                }
-                predicate = try QueryPredicate(where: condition)
+                predicate = try QueryPredicate(whereText: whereText)
             }
             let limit = try parameters["limit"].map { text -> Int in
                 guard let value = Int(text) else { throw DataAPIError(.invalidQuery, "limit must be an integer.") }
@@ -33,7 +30,7 @@ struct ScanRoutes: Sendable {
                 after = id
             }
             let (objects, next) = try await data.scan(
-                className, predicate: predicate, cursor: after, limit: limit, caller: context.caller ?? Caller(isMaster: false))
+                className, predicate: predicate, cursor: after, limit: limit, caller: context.caller)
             var body: [String: JSONValue] = ["results": .array(objects.map { .object($0.restJSON()) })]
             body["cursor"] = next.map { .string(Data($0.utf8).base64EncodedString()) } ?? .null
             return JSONResponse(.object(body))
