@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // JavaScriptCore from libjavascriptcoregtk-4.1, plus the two exported time-limit functions
@@ -46,16 +47,28 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Hook kinds, registry and dispatch around DataAPI's operations; knows nothing of
+        // JavaScript or HTTP.
+        .target(
+            name: "Hooks",
+            dependencies: [
+                "DataAPI",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "FunctionHost",
             dependencies: [
                 "DataAPI",
+                "Hooks",
                 "Sandbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -85,6 +98,11 @@ let package = Package(
         .testTarget(
             name: "SandboxTests",
             dependencies: ["Sandbox"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HooksTests",
+            dependencies: ["Hooks"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

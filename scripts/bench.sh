@@ -38,12 +38,20 @@ run_wrk() {
     p99=$(echo "$out" | awk '$1=="99%" {print $2}')
     non2xx=$(echo "$out" | awk '/Non-2xx/ {print $NF}')
     printf "%-28s %10.0f req/s   p50 %-9s p99 %-9s %s\n" "$label" "$RPS" "$p50" "$p99" "${non2xx:+non-2xx: $non2xx}"
+    P50_US=$(to_us "$p50"); P99_US=$(to_us "$p99")
 }
+
+# to_us 1.23ms -> 1230: wrk prints latencies with their own unit.
+to_us() { echo "$1" | awk '/us$/ {print $1+0} /ms$/ {print $1*1000} /[0-9]s$/ && !/ms$/ && !/us$/ {print $1*1000000}'; }
 
 echo "wrk -t2 -c$CONNECTIONS -d${DURATION}s on loopback, $(nproc) cores"
 run_wrk "bare hello route" "http://127.0.0.1:$BARE_PORT/hello"; BARE=$RPS
 run_wrk "Swift function hello" "http://127.0.0.1:$HOST_PORT/1.1/functions/hello" scripts/bench/hello.lua; HELLO=$RPS
 run_wrk "JS function helloJS" "http://127.0.0.1:$HOST_PORT/1.1/functions/helloJS" scripts/bench/hello.lua; JS=$RPS
+CONNECTIONS=1 run_wrk "Swift function hello (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/functions/hello" scripts/bench/hello.lua
+SWIFT_P50=$P50_US; SWIFT_P99=$P99_US
+CONNECTIONS=1 run_wrk "JS function helloJS (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/functions/helloJS" scripts/bench/hello.lua
+JS_P50=$P50_US; JS_P99=$P99_US
 run_wrk "object create (no hooks)" "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" scripts/bench/create.lua; CREATE=$RPS
 ID=$(curl -s -X POST -H "X-LC-Id: benchapp" -H "X-LC-Key: benchkey" -H "Content-Type: application/json" \
     -d '{"title":"fetch me"}' "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" | sed 's/.*"objectId":"\([^"]*\)".*/\1/')
@@ -74,4 +82,7 @@ awk -v c="$CREATE" -v f="$FETCH" -v b="$BARE" -v s="$SQLITE" -v h="$HELLO" -v j=
     printf "  object create / bare route   %.2f\n", c / b
     printf "  object fetch  / bare route   %.2f\n", f / b
     printf "  object create / SQLite loop  %.2f   (target >= 0.7)\n", c / s
+}'
+awk -v sp="$SWIFT_P50" -v s9="$SWIFT_P99" -v jp="$JS_P50" -v j9="$JS_P99" 'BEGIN {
+    printf "  latency a JS call adds to a Swift call (c=1): p50 %+.0f us, p99 %+.0f us\n", jp - sp, j9 - s9
 }'

@@ -8,5 +8,8 @@ typedef bool (*JSShouldTerminateCallback)(JSContextRef ctx, void *context);
 JS_EXPORT void JSContextGroupSetExecutionTimeLimit(JSContextGroupRef group, double limit,
                                                    JSShouldTerminateCallback callback, void *context);
 JS_EXPORT void JSContextGroupClearExecutionTimeLimit(JSContextGroupRef group);
+// Also exported but private (JSBasePrivate.h): heap figures of the context's VM, read by the
+// memory watchdog because JavaScriptCore has no per-context heap cap.
+JS_EXPORT JSObjectRef JSGetMemoryUsageStatistics(JSContextRef ctx);
 
 #endif

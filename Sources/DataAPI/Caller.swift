@@ -1,13 +1,35 @@
-/// Who is asking, as far as the data layer needs to know.
+/// Who is asking, and on whose behalf: what the data layer and the hooks around it need to know.
 public struct Caller: Sendable, Hashable {
     /// Whether the request carries the master key, which bypasses class restrictions.
     public var isMaster: Bool
+    /// The environment whose hooks run for this caller's writes: `production` or `staging`.
+    public var environment: String
+    /// The user the request acts for, as REST JSON (with `objectId`); nil when anonymous.
+    public var user: JSONValue?
+    /// How many hooks deep this request is: 0 for a client, 1 for writes a hook makes, ...
+    public var hookDepth: Int
+    /// Hooks this caller's writes skip (a hook saving its own object, `__ignore_hooks`).
+    public var skippedHooks: Set<HookKind>
 
     /// Creates a caller.
-    public init(isMaster: Bool) {
+    public init(
+        isMaster: Bool, environment: String = "production", user: JSONValue? = nil, hookDepth: Int = 0,
+        skippedHooks: Set<HookKind> = []
+    ) {
         self.isMaster = isMaster
+        self.environment = environment
+        self.user = user
+        self.hookDepth = hookDepth
+        self.skippedHooks = skippedHooks
     }
 
     /// The master caller, used by the host itself.
     public static let master = Caller(isMaster: true)
+
+    /// The same caller with every hook skipped: the data API's "without hooks".
+    public var withoutHooks: Caller {
+        var caller = self
+        caller.skippedHooks = Set(HookKind.allCases)
+        return caller
+    }
 }

@@ -5,6 +5,8 @@ public struct DataService: Sendable {
     /// The engine that stores objects.
     public let storage: any StorageEngine
     private let normalizer: ValueNormalizer
+    /// The hooks run around every operation; nil runs none.
+    public var hooks: (any WriteHooks)?
 
     /// Creates a service over a storage engine; `knownClass` answers pointer-target checks.
     public init(storage: any StorageEngine, knownClass: @escaping @Sendable (String) -> Bool) {
@@ -17,27 +19,83 @@ public struct DataService: Sendable {
         self.init(storage: sqlite, knownClass: { sqlite.isKnownClass($0) })
     }
 
-    /// Creates an object from a request body.
+    /// Creates an object from a request body, running `beforeSave` and `afterSave`.
     public func create(_ className: String, body: [String: JSONValue], caller: Caller) async throws -> StoredObject {
         try checkWritable(className, caller: caller)
-        let changes = try ObjectChanges(body: body, normalizer: normalizer)
-        return try await storage.create(className, changes: changes)
+        var fields = body
+        var context: [String: JSONValue] = [:]
+        if let hooks = hooks(.beforeSave, className, caller) {
+            let event = try await hooks.runBefore(.beforeSave, HookEvent(className: className, object: body, caller: caller))
+            fields = Self.writable(event.object)
+            context = event.context
+        }
+        let changes = try ObjectChanges(body: fields, normalizer: normalizer)
+        let object = try await storage.create(className, changes: changes)
+        if let hooks = hooks(.afterSave, className, caller) {
+            await hooks.runAfter(
+                .afterSave, HookEvent(className: className, object: object.restJSON(), context: context, caller: caller))
+        }
+        return object
     }
 
-    /// Updates an object from a request body, if it matches `condition`.
+    /// Updates an object from a request body, if it matches `condition`, running
+    /// `beforeUpdate` (whose changes are applied) and `afterUpdate`.
     public func update(
         _ className: String, id: String, body: [String: JSONValue], condition: QueryPredicate? = nil, caller: Caller
     ) async throws -> (object: StoredObject, changedKeys: [String]) {
         try checkWritable(className, caller: caller)
-        let changes = try ObjectChanges(body: body, normalizer: normalizer)
+        let before = hooks(.beforeUpdate, className, caller)
+        let after = hooks(.afterUpdate, className, caller)
+        var fields = body
+        var context: [String: JSONValue] = [:]
+        // Hooks see the object as it was; without hooks the read is skipped.
+        let original = before != nil || after != nil ? try await existing(className, id: id) : nil
+        if let before {
+            var object = body
+            object["objectId"] = .string(id)
+            let event = try await before.runBefore(
+                .beforeUpdate,
+                HookEvent(className: className, object: object, original: original, updatedKeys: body.keys.sorted(), caller: caller))
+            fields = Self.writable(event.object)
+            context = event.context
+        }
+        let changes = try ObjectChanges(body: fields, normalizer: normalizer)
         let object = try await storage.update(className, id: id, changes: changes, condition: condition)
-        return (object, changes.fields.keys.sorted())
+        let changedKeys = changes.fields.keys.sorted()
+        if let after {
+            await after.runAfter(
+                .afterUpdate,
+                HookEvent(
+                    className: className, object: object.restJSON(), original: original, updatedKeys: changedKeys,
+                    context: context, caller: caller))
+        }
+        return (object, changedKeys)
     }
 
-    /// Deletes an object, if it matches `condition`.
+    /// Deletes an object, if it matches `condition`, running `beforeDelete` and `afterDelete`.
     public func delete(_ className: String, id: String, condition: QueryPredicate? = nil, caller: Caller) async throws {
         try checkWritable(className, caller: caller)
+        let before = hooks(.beforeDelete, className, caller)
+        let after = hooks(.afterDelete, className, caller)
+        guard before != nil || after != nil else {
+            return try await storage.delete(className, id: id, condition: condition)
+        }
+        let original = try await existing(className, id: id)
+        var context: [String: JSONValue] = [:]
+        if let before {
+            let event = try await before.runBefore(
+                .beforeDelete,
+                HookEvent(className: className, object: original.restJSON(), original: original, caller: caller))
+            context = event.context
+        }
         try await storage.delete(className, id: id, condition: condition)
+        if let after {
+            await after.runAfter(
+                .afterDelete,
+                HookEvent(
+                    className: className, object: original.restJSON(), original: original, context: context,
+                    caller: caller))
+        }
     }
 
     /// The object with this id, with pointers in `include` resolved; nil when it doesn't exist.
@@ -68,6 +126,33 @@ public struct DataService: Sendable {
         return (resolved, count)
     }
 
+    /// The objects matching a query given as REST parameters (`where`, `order`, `limit`, ...),
+    /// running `beforeFind` (which may change the parameters) and `afterFind` (which may change
+    /// the results).
+    public func find(
+        _ className: String, parameters: [String: String], withCount: Bool = false, caller: Caller
+    ) async throws -> (query: ObjectQuery, objects: [StoredObject], count: Int?) {
+        var parameters = parameters
+        var context: [String: JSONValue] = [:]
+        if let hooks = hooks(.beforeFind, className, caller) {
+            let event = try await hooks.runBefore(
+                .beforeFind, HookEvent(className: className, object: QueryParameters.json(parameters), caller: caller))
+            parameters = try QueryParameters.text(event.object)
+            context = event.context
+        }
+        let query = try ObjectQuery(className: className, parameters: parameters)
+        var (objects, count) = try await find(query, withCount: withCount, caller: caller)
+        if let hooks = hooks(.afterFind, className, caller) {
+            let event = try await hooks.runBefore(
+                .afterFind,
+                HookEvent(
+                    className: className, object: QueryParameters.json(parameters), results: objects, context: context,
+                    caller: caller))
+            objects = event.results
+        }
+        return (query, objects, count)
+    }
+
     /// One page of a walk over a class in objectId order (master key only), with the cursor of
     /// the next page, nil when this page is the last.
     public func scan(
@@ -82,6 +167,31 @@ public struct DataService: Sendable {
         let objects = try await storage.scan(className, predicate: predicate, after: cursor, limit: limit)
         return (objects, objects.count == limit ? objects.last?.objectId : nil)
     }
+
+    /// The hooks to run for an operation, nil when none is registered or the caller skips it.
+    private func hooks(_ kind: HookKind, _ className: String, _ caller: Caller) -> (any WriteHooks)? {
+        guard let hooks, !caller.skippedHooks.contains(kind), hooks.hasHook(kind, for: className, caller: caller) else {
+            return nil
+        }
+        return hooks
+    }
+
+    /// The stored object a hook needs to see; 101 when it doesn't exist, as the write would.
+    private func existing(_ className: String, id: String) async throws -> StoredObject {
+        guard let object = try await storage.fetch(className, id: id) else {
+            throw DataAPIError(.objectNotFound, "Object not found.")
+        }
+        return object
+    }
+
+    /// A hook's object as a write body: the keys the server sets itself are dropped.
+    static func writable(_ object: [String: JSONValue]) -> [String: JSONValue] {
+        object.filter { key, _ in !Self.serverKeys.contains(key) }
+    }
+
+    private static let serverKeys: Set<String> = [
+        "objectId", "createdAt", "updatedAt", "_updatedKeys", "updatedKeys", "__before", "__after", "__ignore_hooks",
+    ]
 
     /// Includes must name Pointer fields (or arrays, which may hold pointers): including a
     /// string is a client mistake worth a clear error, not a silent no-op.

@@ -1,5 +1,6 @@
 public import DataAPI
 import Foundation
+import Hooks
 public import Hummingbird
 public import Logging
 
@@ -13,13 +14,17 @@ public enum FunctionHostServer {
     ) async throws -> some ApplicationProtocol {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let storage = try SQLiteStorage(path: configuration.databasePath)
-        let data = DataService(sqlite: storage)
         var configuration = configuration
         var functions = configuration.functions
         _ = try await JavaScriptFunctions.load(
             from: configuration.functionsDirectory, into: &functions, timeout: configuration.javaScriptTimeout,
             logger: logger)
         configuration.functions = functions
+        // Every route and data API uses the hooked service: no write path can miss a hook.
+        let hooks = HookDispatcher(
+            service: DataService(sqlite: storage), registry: functions.hooks, limits: configuration.hookLimits,
+            logger: logger, onAfterFailure: configuration.onAfterHookFailure)
+        let data = hooks.hookedService
         let router = makeRouter(configuration: configuration, data: data)
         return Application(
             router: router,
@@ -51,6 +56,7 @@ public enum FunctionHostServer {
             ScanRoutes(data: data).register(on: group)
             CloudQueryRoutes(data: data).register(on: group)
             FunctionRoutes(registry: configuration.functions, data: data).register(on: group)
+            HookRoutes(data: data, hookKey: configuration.keys.hookKey).register(on: group)
         }
         return router
     }

@@ -4,15 +4,56 @@ import Synchronization
 /// JavaScript cloud code loaded into a pool of workers: `AV.Cloud.define`d functions, called
 /// with a request and answered with JSON.
 ///
-/// Every worker loads the same files, so any worker can serve any call; calls go to the
-/// workers in turn. A file that fails to load is reported (file, line, message) and skipped.
+/// Every worker loads the same files into its own context group, so any worker can serve any
+/// call, and one `CloudCode` never sees another's globals (one per environment and version).
+/// A file that fails to load is reported (file, line, message) and skipped.
 public final class CloudCode: Sendable {
+    /// What the code may use.
+    public struct Limits: Sendable {
+        /// Heap bytes a worker's VM may reach before the running script is stopped.
+        public var memoryBytes: Int
+        /// Bytes of JSON a call may answer with.
+        public var maxResultBytes: Int
+        /// `process.env` for the code.
+        public var variables: [String: JSONValue]
+
+        /// Creates limits; the defaults keep four workers within about half a gigabyte.
+        public init(memoryBytes: Int = 128 << 20, maxResultBytes: Int = 8 << 20, variables: [String: JSONValue] = [:]) {
+            self.memoryBytes = memoryBytes
+            self.maxResultBytes = maxResultBytes
+            self.variables = variables
+        }
+    }
+
     /// A function the code defines.
     public struct Definition: Sendable, Hashable {
         /// Its name.
         public var name: String
         /// Whether it is `internal: true`.
         public var isInternal: Bool
+        /// Whether the caller's user is looked up (`fetchUser`, true unless set to false).
+        public var fetchesUser: Bool
+        /// For a hook (`AV.Cloud.beforeSave('Todo', ...)`): its kind and class.
+        public var hook: Hook?
+    }
+
+    /// The kind (`beforeSave`, `onVerified`, ...) and class of a hook the code defines.
+    public struct Hook: Sendable, Hashable {
+        /// The kind, as the `AV.Cloud` method that registered it is named.
+        public var kind: String
+        /// The class (or, for `onVerified`, the verification type).
+        public var className: String
+    }
+
+    /// How a call's values cross the boundary.
+    public enum Mode: String, Sendable {
+        /// `/functions`: plain JSON both ways.
+        case function
+        /// `/call`: params decoded into typed values, the result encoded with `__type`.
+        case rpc
+        /// A hook: the request's object arrives as an `AV.Object`; the answer is the object (and
+        /// context) as the hook left them.
+        case hook
     }
 
     /// What a call produced: a value, or the error the function threw, plus its console output.
@@ -36,60 +77,81 @@ public final class CloudCode: Sendable {
         public var isUserError: Bool
     }
 
-    private let workers: [JSWorker]
+    private let runtimes: [WorkerRuntime]
+    private let table = InvocationTable()
     private let next = Atomic<Int>(0)
+    private let sweeper: Task<Void, Never>
     /// The functions defined, with their options.
     public let definitions: [Definition]
     /// The files that failed to load.
     public let loadErrors: [(file: String, error: ScriptError)]
 
     /// Loads `files` (name → source) into `workerCount` workers.
-    public init(files: [(name: String, source: String)], workerCount: Int = 2) async throws {
-        var workers: [JSWorker] = []
-        var errors: [(String, ScriptError)] = []
-        var definitions: [Definition] = []
-        for index in 0..<max(1, workerCount) {
-            let worker = JSWorker(name: "js-worker-\(index)")
-            _ = try await worker.evaluate(CloudCodeBootstrap.source, file: "bootstrap.js")
-            for file in files {
-                do throws(ScriptError) {
-                    _ = try await worker.evaluate(file.source, file: file.name, cpuLimit: 10)
-                } catch {
-                    if index == 0 { errors.append((file.name, error)) }
-                }
-            }
-            if index == 0, let text = try await worker.evaluate("__fhNames()"),
-                case .array(let entries) = try JSONValue(parsing: text)
-            {
-                definitions = entries.compactMap { entry in
-                    guard let name = entry["name"]?.stringValue else { return nil }
-                    return Definition(name: name, isInternal: entry["internal"] == true)
-                }
-            }
-            workers.append(worker)
+    public init(files: [(name: String, source: String)], workerCount: Int = 2, limits: Limits = Limits()) async throws {
+        let table = table
+        runtimes = (0..<max(1, workerCount)).map { WorkerRuntime(index: $0, table: table, limits: limits, files: files) }
+        var errors: [(file: String, error: ScriptError)] = []
+        for runtime in runtimes {
+            let failed = try await runtime.worker.run { box in runtime.prepare(box.engine).map { ($0.file, $0.error) } }
+            if runtime.index == 0 { errors = failed.map { (file: $0.0, error: $0.1) } }
         }
-        self.workers = workers
-        self.definitions = definitions
-        self.loadErrors = errors
+        let names = try await runtimes[0].worker.evaluate("__fhNames()")
+        definitions = (names.flatMap { try? JSONValue(parsing: $0) }?.arrayValue ?? []).compactMap { entry in
+            guard let name = entry["name"]?.stringValue else { return nil }
+            var hook: Hook?
+            if let kind = entry["hook"]?.stringValue, let className = entry["className"]?.stringValue {
+                hook = Hook(kind: kind, className: className)
+            }
+            return Definition(
+                name: name, isInternal: entry["internal"] == true, fetchesUser: entry["fetchUser"] != false, hook: hook)
+        }
+        loadErrors = errors
+        // Deadlines are enforced here, not by each caller: one sweep every 20 ms ends the calls
+        // past theirs, whatever their scripts are doing.
+        let runtimes = runtimes
+        sweeper = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(20))
+                for (id, worker) in table.expire(now: .now) {
+                    runtimes[worker].worker.submit { box in runtimes[worker].drop(id, box: box) }
+                }
+            }
+        }
     }
 
     deinit {
-        for worker in workers { worker.shutdown() }
+        sweeper.cancel()
+        for runtime in runtimes { runtime.worker.shutdown() }
     }
 
     /// Calls a function with a request object (`{params, sessionToken, meta, currentUser}`).
     ///
-    /// - Parameter cpuLimit: CPU seconds the call may use before it is terminated.
-    public func call(_ name: String, request: JSONValue, cpuLimit: Double) async throws(ScriptError) -> Outcome {
-        let worker = workers[next.wrappingAdd(1, ordering: .relaxed).oldValue % workers.count]
-        let invocation = "__fhInvoke(\(JSONValue.string(name).jsonString), \(JSONValue.string(request.jsonString).jsonString))"
-        let text = try await worker.run { engine throws(ScriptError) -> String? in
-            guard let id = try engine.evaluate(invocation, file: name, cpuLimit: cpuLimit) else { return nil }
-            return try engine.evaluate("__fhTake(\(id))", file: name, cpuLimit: cpuLimit)
+    /// - Parameters:
+    ///   - mode: how values cross: plain JSON, rpc's typed values, or a hook's object.
+    ///   - host: what the script's data and HTTP calls go to during this call.
+    ///   - cpuLimit: CPU seconds the call may use in all its steps.
+    ///   - deadline: when the call ends with a timeout, whatever it is doing.
+    public func call(
+        _ name: String, request: JSONValue, mode: Mode = .function, host: any SandboxHost = NoHost(), cpuLimit: Double,
+        deadline: ContinuousClock.Instant
+    ) async throws(ScriptError) -> Outcome {
+        let runtime = runtimes[next.wrappingAdd(1, ordering: .relaxed).oldValue % runtimes.count]
+        let id = table.nextID()
+        let arguments: [JSEngine.Argument] = [.number(Double(id)), .string(name), .string(request.jsonString), .string(mode.rawValue)]
+        let table = table
+        let ending = await withCheckedContinuation { continuation in
+            table.insert(
+                id, worker: runtime.index, host: host, deadline: deadline, cpuSeconds: cpuLimit, continuation: continuation)
+            runtime.worker.submit { box in runtime.step(id, "__fhInvoke", arguments, box: box) }
         }
-        guard let text, let outcome = try? JSONValue(parsing: text) else {
+        let text = try ending.get()
+        guard let outcome = try? JSONValue(parsing: text) else {
             throw ScriptError(.exception, "The function's result could not be read.")
         }
+        return Self.outcome(outcome)
+    }
+
+    private static func outcome(_ outcome: JSONValue) -> Outcome {
         let logs = (outcome["logs"]?.arrayValue ?? []).map { line in
             (level: line["level"]?.stringValue ?? "info", message: line["message"]?.stringValue ?? "")
         }
@@ -97,11 +159,9 @@ public final class CloudCode: Sendable {
             return Outcome(result: .success(outcome["value"] ?? .null), logs: logs)
         }
         let error = outcome["error"]
-        return Outcome(
-            result: .failure(
-                ThrownError(
-                    code: Int(error?["code"]?.intValue ?? 141), status: Int(error?["status"]?.intValue ?? 500),
-                    message: error?["message"]?.stringValue ?? "Unknown error", isUserError: error?["user"] == true)),
-            logs: logs)
+        let thrown = ThrownError(
+            code: Int(error?["code"]?.intValue ?? 141), status: Int(error?["status"]?.intValue ?? 500),
+            message: error?["message"]?.stringValue ?? "Unknown error", isUserError: error?["user"] == true)
+        return Outcome(result: .failure(thrown), logs: logs)
     }
 }

@@ -1,13 +1,20 @@
-/// The JavaScript that gives cloud code its `AV` object: `AV.Cloud.define`, `AV.Cloud.Error`,
-/// `AV.Cloud.run`, `console`, `require('leanengine')`; and the entry points the host calls.
+/// The JavaScript that gives cloud code its `AV.Cloud`, `console`, timers, `process.env` and
+/// `require('leanengine')`, and the entry points the host calls for each step of an invocation.
+///
+/// The natives (`__fhSettle`, `__fhHostCall`, `__fhTimer`) are captured here and removed from
+/// the global object, so user code can only reach the host through the SDK.
 enum CloudCodeBootstrap {
     static let source = #"""
     (function (global) {
       'use strict';
+      var native = { settle: global.__fhSettle, hostCall: global.__fhHostCall, timer: global.__fhTimer };
+      delete global.__fhSettle; delete global.__fhHostCall; delete global.__fhTimer;
+
       var functions = Object.create(null);
-      var results = Object.create(null);
-      var logs = [];
-      var nextId = 0;
+      var live = Object.create(null);
+      var current = 0, callSeq = 0, timerSeq = 0;
+      var config = { maxResultBytes: 8 << 20 };
+      var maxLogLines = 1000;
 
       function CloudError(message, options) {
         var error = new Error(message);
@@ -23,7 +30,8 @@ enum CloudCodeBootstrap {
         if (error instanceof CloudError) return { code: error.code, status: error.status, message: error.message, user: true };
         if (typeof error === 'string') return { code: 1, status: 400, message: error, user: true };
         if (error && typeof error.code === 'number' && typeof error.message === 'string')
-          return { code: error.code, status: 400, message: error.message, user: true };
+          return { code: error.code, status: error.status || 400, message: error.message, user: true };
+        if (error instanceof Error) return { code: 141, status: 500, message: error.name + ': ' + error.message, user: false };
         return { code: 141, status: 500, message: String(error), user: false };
       }
 
@@ -38,7 +46,7 @@ enum CloudCodeBootstrap {
         return entry.fn(request);
       }
 
-      var AV = {
+      var AV = global.AV = {
         Cloud: {
           define: function (name, options, fn) {
             if (typeof options === 'function') { fn = options; options = {}; }
@@ -47,66 +55,210 @@ enum CloudCodeBootstrap {
             functions[name] = { fn: fn, options: options || {} };
           },
           run: function (name, params, options) {
+            if (!functions[name]) return global.__fhCall('cloud.run', { name: name, params: params || {},
+              options: { sessionToken: (options && options.sessionToken) || null } });
+            var inv = live[current];
             try {
-              return Promise.resolve(invokeLocal(name, { params: params || {}, meta: {}, currentUser: null,
-                sessionToken: options && options.sessionToken }));
+              return Promise.resolve(invokeLocal(name, { params: params || {}, meta: inv ? inv.meta : {},
+                currentUser: (options && options.user) || null, sessionToken: options && options.sessionToken }));
             } catch (e) { return Promise.reject(e); }
           },
           Error: CloudError
         }
       };
 
+      // Hooks are functions under LeanEngine's names (`__before_save_for_Todo`), so the host
+      // lists and calls them like any other.
+      var hookNames = { beforeSave: 'before_save', afterSave: 'after_save', beforeUpdate: 'before_update',
+        afterUpdate: 'after_update', beforeDelete: 'before_delete', afterDelete: 'after_delete',
+        beforeFind: 'before_find', afterFind: 'after_find' };
+      Object.keys(hookNames).forEach(function (kind) {
+        AV.Cloud[kind] = function (className, fn) {
+          if (className && typeof className === 'function' && className.prototype && className.prototype.className)
+            className = className.prototype.className;
+          if (typeof className !== 'string' || typeof fn !== 'function') throw new TypeError('AV.Cloud.' + kind + '(className, fn)');
+          var name = '__' + hookNames[kind] + '_for_' + className;
+          if (functions[name]) throw new Error('The ' + kind + ' hook of ' + className + ' is defined twice');
+          functions[name] = { fn: fn, options: { hook: kind, className: className } };
+        };
+      });
+      AV.Cloud.onVerified = function (type, fn) { functions['__on_verified_' + type] = { fn: fn, options: { hook: 'onVerified', className: type } }; };
+      AV.Cloud.onLogin = function (fn) { functions['__on_login__User'] = { fn: fn, options: { hook: 'onLogin', className: '_User' } }; };
+      AV.Cloud.onAuthData = function (fn) { functions['__on_authdata__User'] = { fn: fn, options: { hook: 'onAuthData', className: '_User' } }; };
+      AV.Cloud.useMasterKey = function () { AV._useMasterKey = true; };
+
+      // Reaching the host: a promise settled by a later step (__fhResolve) of this invocation.
+      global.__fhCall = function (op, args) {
+        var id = current, inv = live[id];
+        if (!inv) return Promise.reject(new CloudError('The host can only be reached while serving a request (not at load time).'));
+        return new Promise(function (resolve, reject) {
+          var callId = ++callSeq;
+          inv.calls[callId] = { resolve: resolve, reject: reject };
+          native.hostCall(id, callId, op, JSON.stringify(args === undefined ? null : args));
+        });
+      };
+
+      function schedule(fn, ms, args, repeat) {
+        var id = current, inv = live[id], timerId = ++timerSeq;
+        if (typeof fn !== 'function') throw new TypeError('The timer callback must be a function');
+        // A timer set at load time has no invocation to live in: it never fires.
+        if (!inv) return timerId;
+        ms = Math.max(0, Number(ms) || 0);
+        inv.timers[timerId] = { fn: fn, args: args, ms: ms, repeat: repeat };
+        native.timer(id, timerId, ms);
+        return timerId;
+      }
+      function clearTimer(timerId) { var inv = live[current]; if (inv) delete inv.timers[timerId]; }
+      global.setTimeout = function (fn, ms) { return schedule(fn, ms, Array.prototype.slice.call(arguments, 2), false); };
+      global.setInterval = function (fn, ms) { return schedule(fn, ms, Array.prototype.slice.call(arguments, 2), true); };
+      global.setImmediate = function (fn) { return schedule(fn, 0, Array.prototype.slice.call(arguments, 1), false); };
+      global.clearTimeout = global.clearInterval = global.clearImmediate = clearTimer;
+
       function log(level) {
         return function () {
+          var inv = live[current];
+          if (!inv || inv.logs.length >= maxLogLines) return;
           var parts = [];
           for (var i = 0; i < arguments.length; i++) {
             var a = arguments[i];
-            parts.push(typeof a === 'string' ? a : (function () { try { return JSON.stringify(a); } catch (e) { return String(a); } })());
+            if (typeof a === 'string') { parts.push(a); continue; }
+            if (a instanceof Error) { parts.push(a.stack ? a.name + ': ' + a.message + '\n' + a.stack : String(a)); continue; }
+            try { parts.push(JSON.stringify(a)); } catch (e) { parts.push(String(a)); }
           }
-          logs.push({ level: level, message: parts.join(' ') });
+          inv.logs.push({ level: level, message: parts.join(' ') });
         };
       }
-
-      global.AV = AV;
       global.console = { log: log('info'), info: log('info'), warn: log('warning'), error: log('error'), debug: log('debug') };
+      global.process = { env: {} };
       global.require = function (name) {
         if (name === 'leanengine' || name === 'leancloud-storage' || name === 'avoscloud-sdk') return AV;
         throw new Error("Cannot find module '" + name + "': only the host's AV SDK can be required");
       };
 
+      function settle(id, ok, value) {
+        var inv = live[id];
+        if (!inv) return;
+        delete live[id];
+        var outcome;
+        if (ok) {
+          try {
+            var encoded = inv.rpc && AV._encode ? AV._encode(value, true) : value;
+            outcome = { ok: true, value: encoded === undefined ? null : encoded };
+          } catch (e) { outcome = { ok: false, error: describe(e) }; }
+        } else {
+          outcome = { ok: false, error: describe(value) };
+        }
+        outcome.logs = inv.logs;
+        var text;
+        try { text = JSON.stringify(outcome); } catch (e) {
+          text = JSON.stringify({ ok: false, error: describe(e), logs: inv.logs });
+        }
+        if (text.length > config.maxResultBytes) {
+          text = JSON.stringify({ ok: false, logs: inv.logs, error: { code: 141, status: 500, user: false,
+            message: 'The result is ' + text.length + ' bytes long, more than the ' + config.maxResultBytes + ' allowed' } });
+        }
+        native.settle(id, text);
+      }
+
+      // Entry points: one per kind of step.
+      global.__fhConfigure = function (text) {
+        var settings = JSON.parse(text);
+        config.maxResultBytes = settings.maxResultBytes;
+        global.process.env = Object.freeze(settings.env || {});
+      };
       global.__fhNames = function () {
         return Object.keys(functions).map(function (name) {
-          return { name: name, internal: !!functions[name].options.internal };
+          var options = functions[name].options;
+          return { name: name, internal: !!options.internal, fetchUser: options.fetchUser !== false,
+            hook: options.hook || null, className: options.className || null };
         });
       };
-      global.__fhInvoke = function (name, requestText) {
-        var id = ++nextId;
-        var request = JSON.parse(requestText);
-        function settle(ok, value) {
-          results[id] = ok ? { ok: true, value: value === undefined ? null : value } : { ok: false, error: describe(value) };
+
+      // A hook's request as the SDK's objects, and its answer back as JSON.
+      function objectFrom(className, json) {
+        if (!json) return null;
+        if (!AV._decode) return json;
+        var typed = { __type: 'Object', className: className };
+        for (var key in json) typed[key] = json[key];
+        return AV._decode(typed);
+      }
+      function fieldsOf(object) {
+        if (!object || !AV._encode) return object;
+        var json = AV._encode(object, true);
+        delete json.__type; delete json.className;
+        return json;
+      }
+      function hookRequest(request) {
+        var kind = request.kind, className = request.className;
+        if (request.user) request.currentUser = AV.User && AV.User._fromServer ? AV.User._fromServer(request.user) : request.user;
+        if (kind === 'beforeFind' || kind === 'afterFind') {
+          var parameters = { className: className };
+          for (var key in request.object) parameters[key] = request.object[key];
+          request.query = AV.Query && AV.Query.fromJSON ? AV.Query.fromJSON(parameters) : parameters;
+          if (kind === 'afterFind') request.objects = (request.results || []).map(function (json) { return objectFrom(className, json); });
+        } else {
+          request.object = objectFrom(className, request.object);
+          request.original = objectFrom(className, request.original);
+          if (request.object) {
+            request.object.updatedKeys = request.updatedKeys || [];
+            // Saving the object a hook was given runs no hook again: no loop by accident.
+            if (request.object.disableBeforeHook) { request.object.disableBeforeHook(); request.object.disableAfterHook(); }
+          }
         }
+        delete request.results;
+        return request;
+      }
+      function hookAnswer(request) {
+        var kind = request.kind;
+        if (kind === 'beforeFind') {
+          var query = request.query;
+          return { object: query && typeof query.toJSON === 'function' ? query.toJSON() : query, context: request.context };
+        }
+        if (kind === 'afterFind') return { results: (request.objects || []).map(fieldsOf), context: request.context };
+        return { object: fieldsOf(request.object), context: request.context };
+      }
+      // mode: 'function' (plain JSON), 'rpc' (typed values both ways) or 'hook'.
+      global.__fhInvoke = function (id, name, requestText, mode) {
+        current = id;
+        var request = JSON.parse(requestText);
+        var inv = live[id] = { calls: Object.create(null), timers: Object.create(null), logs: [], rpc: mode === 'rpc',
+          meta: request.meta || {} };
         try {
-          var out = invokeLocal(name, request);
-          if (out && typeof out.then === 'function') {
-            out.then(function (v) { settle(true, v); }, function (e) { settle(false, e); });
+          if (mode === 'hook') {
+            request = hookRequest(request);
           } else {
-            settle(true, out);
+            if (mode === 'rpc' && AV._decode) request.params = AV._decode(request.params);
+            if (request.currentUser && AV.User && AV.User._fromServer) request.currentUser = AV.User._fromServer(request.currentUser);
+          }
+          var out = invokeLocal(name, request);
+          var done = mode === 'hook' ? function () { settle(id, true, hookAnswer(request)); } : function (v) { settle(id, true, v); };
+          if (out && typeof out.then === 'function') {
+            out.then(done, function (e) { settle(id, false, e); });
+          } else {
+            done(out);
           }
         } catch (e) {
-          settle(false, e);
+          settle(id, false, e);
         }
-        return id;
       };
-      global.__fhTake = function (id) {
-        var result = results[id];
-        delete results[id];
-        var taken = logs;
-        logs = [];
-        if (result === undefined) result = { ok: false, error: { code: 141, status: 500, user: false,
-          message: 'The function did not settle: it awaited something that never completed' } };
-        result.logs = taken;
-        return result;
+      global.__fhResolve = function (id, callId, ok, text) {
+        current = id;
+        var inv = live[id], call = inv && inv.calls[callId];
+        if (!call) return;
+        delete inv.calls[callId];
+        var value = JSON.parse(text);
+        if (ok) return call.resolve(value);
+        var error = AV.Error ? new AV.Error(value.code, value.message) : new CloudError(value.message, { code: value.code });
+        call.reject(error);
       };
+      global.__fhFire = function (id, timerId) {
+        current = id;
+        var inv = live[id], timer = inv && inv.timers[timerId];
+        if (!timer) return;
+        if (timer.repeat) native.timer(id, timerId, timer.ms); else delete inv.timers[timerId];
+        timer.fn.apply(null, timer.args);
+      };
+      global.__fhAbort = function (id) { delete live[id]; };
     })(this);
     """#
 }

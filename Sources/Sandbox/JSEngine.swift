@@ -3,15 +3,35 @@ import CJavaScriptCore
 /// One JavaScriptCore context group and global context, used by one thread at a time.
 ///
 /// JavaScriptCore contexts are not thread-safe; `JSEngine` is not `Sendable` and lives on the
-/// thread of the `JSWorker` that owns it. A CPU-time limit per evaluation stops scripts that
-/// loop forever; a terminated context stays usable.
+/// thread of the `JSWorker` that owns it. Every evaluation runs under a watchdog (CPU time and
+/// heap); a terminated context stays usable.
 final class JSEngine {
+    /// What one evaluation may use.
+    struct Limits {
+        /// CPU seconds. JavaScriptCore overshoots by up to half, so callers pass about two
+        /// thirds of their budget.
+        var cpuSeconds: Double
+        /// Bytes of heap the VM may reach before the script is stopped.
+        var memoryBytes: Int = 256 << 20
+    }
+
+    /// An argument passed to a JavaScript function from Swift.
+    enum Argument {
+        case number(Double)
+        case string(String)
+        case bool(Bool)
+    }
+
     private let group: JSContextGroupRef
     private let context: JSGlobalContextRef
+    private let watchdog: JSWatchdog
+    /// Keeps the natives' Swift closures alive as long as the context that calls them.
+    private var natives: [JSNativeFunction] = []
 
     init() {
         group = JSContextGroupCreate()
         context = JSGlobalContextCreateInGroup(group, nil)
+        watchdog = JSWatchdog(group: group)
     }
 
     deinit {
@@ -21,20 +41,81 @@ final class JSEngine {
 
     /// Evaluates `source` (named `file` in errors) and returns its result as JSON text, or nil
     /// when the result has no JSON form (`undefined`, functions).
-    ///
-    /// - Parameter cpuLimit: seconds of CPU time the evaluation may use. JavaScriptCore
-    ///   overshoots its limit by up to half, so callers pass about two thirds of their budget.
-    func evaluate(_ source: String, file: String = "<eval>", cpuLimit: Double) throws(ScriptError) -> String? {
-        JSContextGroupSetExecutionTimeLimit(group, cpuLimit, nil, nil)
-        defer { JSContextGroupClearExecutionTimeLimit(group) }
+    func evaluate(_ source: String, file: String = "<eval>", limits: Limits) throws(ScriptError) -> String? {
         let script = JSStringCreateWithUTF8CString(source)
         let url = JSStringCreateWithUTF8CString(file)
         defer {
             JSStringRelease(script)
             JSStringRelease(url)
         }
+        return try guarded(limits) { exception in
+            JSEvaluateScript(context, script, nil, url, 1, &exception)
+        }
+    }
+
+    /// Calls the global function `name` with `arguments`, and returns its result as JSON text.
+    ///
+    /// Calling is cheaper than evaluating source and passes strings without escaping them.
+    func call(_ name: String, _ arguments: [Argument], limits: Limits) throws(ScriptError) -> String? {
+        let key = JSStringCreateWithUTF8CString(name)
+        defer { JSStringRelease(key) }
+        guard let value = JSObjectGetProperty(context, JSContextGetGlobalObject(context), key, nil),
+            JSValueIsObject(context, value), let function = JSValueToObject(context, value, nil)
+        else { throw ScriptError(.exception, "\(name) is not a function") }
+        let values: [JSValueRef?] = arguments.map { argument in
+            switch argument {
+            case .number(let number): return JSValueMakeNumber(context, number)
+            case .bool(let bool): return JSValueMakeBoolean(context, bool)
+            case .string(let string):
+                let text = JSStringCreateWithUTF8CString(string)
+                defer { JSStringRelease(text) }
+                return JSValueMakeString(context, text)
+            }
+        }
+        return try values.withUnsafeBufferPointer { buffer throws(ScriptError) in
+            try guarded(limits) { exception in
+                JSObjectCallAsFunction(context, function, nil, buffer.count, buffer.baseAddress, &exception)
+            }
+        }
+    }
+
+    /// Defines a global function that calls `body` with its arguments as strings; `body`
+    /// returns a string for the script, or nil for `undefined`.
+    func define(_ name: String, _ body: @escaping ([String]) -> String?) {
+        let native = JSNativeFunction(body)
+        natives.append(native)
+        let key = JSStringCreateWithUTF8CString(name)
+        defer { JSStringRelease(key) }
+        let object = native.makeObject(in: context)
+        JSObjectSetProperty(
+            context, JSContextGetGlobalObject(context), key, object,
+            JSPropertyAttributes(kJSPropertyAttributeReadOnly | kJSPropertyAttributeDontEnum), nil)
+    }
+
+    /// The VM's heap in bytes, as the memory watchdog counts it.
+    var heapBytes: Int { JSWatchdog.heapBytes(context) }
+
+    /// Frees what scripts left unreachable, after a script was stopped for its memory.
+    func collectGarbage() {
+        JSGarbageCollect(context)
+    }
+
+    /// Runs `body` under the watchdog and turns its value or exception into JSON or an error.
+    private func guarded(
+        _ limits: Limits, _ body: (inout JSValueRef?) -> JSValueRef?
+    ) throws(ScriptError) -> String? {
+        watchdog.arm(cpuSeconds: limits.cpuSeconds, memoryBytes: limits.memoryBytes)
+        defer { watchdog.disarm() }
         var exception: JSValueRef?
-        let value = JSEvaluateScript(context, script, nil, url, 1, &exception)
+        let value = body(&exception)
+        // A stop in the microtasks JavaScriptCore runs on the way out leaves no exception
+        // behind: the verdict says what happened.
+        switch watchdog.verdict {
+        case .cpu?: throw ScriptError(.timeout, "The script ran past its CPU-time limit.")
+        case .memory(let bytes)?:
+            throw ScriptError(.memoryLimit, "The script used \(bytes >> 20) MB, past the \(limits.memoryBytes >> 20) MB ceiling.")
+        case nil: break
+        }
         if let exception { throw describe(exception) }
         guard let value, !JSValueIsUndefined(context, value) else { return nil }
         var jsonException: JSValueRef?
@@ -43,14 +124,14 @@ final class JSEngine {
             return nil
         }
         defer { JSStringRelease(json) }
-        return Self.string(json)
+        return JSNativeFunction.string(json)
     }
 
     private func describe(_ exception: JSValueRef) -> ScriptError {
         var ignored: JSValueRef?
         let message = JSValueToStringCopy(context, exception, &ignored).map { text in
             defer { JSStringRelease(text) }
-            return Self.string(text)
+            return JSNativeFunction.string(text)
         } ?? "Unknown JavaScript exception"
         var line: Int?
         if JSValueIsObject(context, exception), let object = JSValueToObject(context, exception, nil) {
@@ -62,12 +143,5 @@ final class JSEngine {
         // JavaScriptCore reports a terminated script as this exception message.
         if message.contains("JavaScript execution terminated") { return ScriptError(.timeout, message) }
         return ScriptError(.exception, message, line: line)
-    }
-
-    private static func string(_ text: JSStringRef) -> String {
-        let size = JSStringGetMaximumUTF8CStringSize(text)
-        var buffer = [CChar](repeating: 0, count: size)
-        JSStringGetUTF8CString(text, &buffer, size)
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

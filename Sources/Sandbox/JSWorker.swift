@@ -65,10 +65,18 @@ public final class JSWorker: Sendable {
     public func evaluate(_ source: String, file: String = "<eval>", cpuLimit: Double = 10) async throws(ScriptError)
         -> String?
     {
-        let result: Result<String?, ScriptError> = await withCheckedContinuation { continuation in
-            enqueue { box in
+        try await run { box throws(ScriptError) in
+            try box.engine.evaluate(source, file: file, limits: .init(cpuSeconds: cpuLimit))
+        }
+    }
+
+    /// Runs a job on the worker's engine: several evaluations that must not interleave with
+    /// other callers' (a call and the read of its result).
+    func run<T: Sendable>(_ body: @escaping @Sendable (JSEngineBox) throws(ScriptError) -> T) async throws(ScriptError) -> T {
+        let result: Result<T, ScriptError> = await withCheckedContinuation { continuation in
+            submit { box in
                 do throws(ScriptError) {
-                    continuation.resume(returning: .success(try box.engine.evaluate(source, file: file, cpuLimit: cpuLimit)))
+                    continuation.resume(returning: .success(try body(box)))
                 } catch {
                     continuation.resume(returning: .failure(error))
                 }
@@ -77,19 +85,9 @@ public final class JSWorker: Sendable {
         return try result.get()
     }
 
-    /// Runs a job on the worker's engine: several evaluations that must not interleave with
-    /// other callers' (a call and the read of its result).
-    func run<T: Sendable>(_ body: @escaping @Sendable (JSEngine) throws(ScriptError) -> T) async throws(ScriptError) -> T {
-        let result: Result<T, ScriptError> = await withCheckedContinuation { continuation in
-            enqueue { box in
-                do throws(ScriptError) {
-                    continuation.resume(returning: .success(try body(box.engine)))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-        }
-        return try result.get()
+    /// Queues a job without waiting for it: how host answers and timers get back to a script.
+    func submit(_ job: @escaping @Sendable (JSEngineBox) -> Void) {
+        enqueue(job)
     }
 
     private func enqueue(_ job: @escaping Job) {
@@ -105,5 +103,6 @@ public final class JSWorker: Sendable {
 /// `@unchecked Sendable` is safe here because the box is created on the worker's thread and
 /// only ever touched by jobs running on that same thread.
 final class JSEngineBox: @unchecked Sendable {
-    let engine = JSEngine()
+    /// The engine; a job may replace it with a fresh one (after a script filled its heap).
+    var engine = JSEngine()
 }

@@ -4,8 +4,10 @@ public struct ScriptError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         /// The script threw (or failed to parse): `message` says what, `line` where.
         case exception
-        /// The script ran past its CPU-time limit and was terminated.
+        /// The script ran past its CPU-time limit (or its caller's deadline) and was terminated.
         case timeout
+        /// The script's heap grew past the memory ceiling and it was terminated.
+        case memoryLimit
     }
 
     /// The kind of failure.

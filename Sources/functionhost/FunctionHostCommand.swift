@@ -36,6 +36,16 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("functions"), help: "Where the cloud code lives.")
     var functionsDirectory: String = "./functions"
 
+    @Option(
+        name: .customLong("allow-http"),
+        help: "Hosts production cloud code may call, comma-separated: api.example.com, *.example.com, host:port, 10.0.0.5 (default: $FUNCTIONHOST_ALLOW_HTTP, else none).")
+    var allowHTTP: String?
+
+    @Option(
+        name: .customLong("staging-allow-http"),
+        help: "The same for staging (default: $FUNCTIONHOST_STAGING_ALLOW_HTTP, else none).")
+    var stagingAllowHTTP: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         LoggingSystem.bootstrap { label in
@@ -61,9 +71,17 @@ struct Serve: AsyncParsableCommand {
         print("  Keys file:  \(dataDirectory)/keys.json")
         var functions = FunctionRegistry()
         Functions.register(into: &functions)
-        let configuration = HostConfiguration(
+        var configuration = HostConfiguration(
             host: host, port: resolvedPort, dataDirectory: dataDirectory, functionsDirectory: functionsDirectory,
             keys: keys, functions: functions)
+        do {
+            configuration.outbound["production"] = try OutboundPolicy(
+                list: allowHTTP ?? environment["FUNCTIONHOST_ALLOW_HTTP"] ?? "")
+            configuration.outbound["staging"] = try OutboundPolicy(
+                list: stagingAllowHTTP ?? environment["FUNCTIONHOST_STAGING_ALLOW_HTTP"] ?? "")
+        } catch {
+            throw ValidationError(error.message)
+        }
         try await FunctionHostServer.run(configuration: configuration, logger: logger)
     }
 }

@@ -22,6 +22,9 @@ import Testing
             AV.Cloud.define('chain', async function (request) { return await AV.Cloud.run('helloJS', { name: 'run' }) });
             AV.Cloud.define('big', function () { var a = []; for (var i = 0; i < 100000; i++) a.push(i); return a.length });
             AV.Cloud.define('requireOther', function () { return require('fs') });
+            AV.Cloud.define('hog', function () { var a = []; while (true) a.push(new Array(100000).fill(7)) });
+            AV.Cloud.define('huge', function () { return 'x'.repeat(9 << 20) });
+            AV.Cloud.define('tick', function () { return new Promise(function (done) { setTimeout(done, 5, 'tock') }) });
             """,
         "broken.js": "AV.Cloud.define('neverLoaded', function () {});\n\n  this is not javascript",
         "throwsAtLoad.js": "throw new Error('load failure')",
@@ -63,7 +66,8 @@ import Testing
             #expect(crash["code"] == 141)
             #expect(crash["error"]?.stringValue?.contains("undefinedVariable") == true, "\(crash)")
             let never = try await api.post("/1.1/functions/never", [:])
-            #expect(never["code"] == 141, "a promise that never settles is an error, not a hang: \(never)")
+            #expect(never.status == .serviceUnavailable, "a promise that never settles ends at the deadline: \(never)")
+            #expect(never["code"] == 124)
             let other = try await api.post("/1.1/functions/requireOther", [:])
             #expect(other["error"]?.stringValue?.contains("fs") == true, "the module is named: \(other)")
             expectError(try await api.post("/1.1/functions/secret", [:]), code: 401, status: .unauthorized)
@@ -80,6 +84,12 @@ import Testing
             #expect(recurse["code"] == 141)
             #expect(recurse["error"]?.stringValue?.contains("RangeError") == true, "\(recurse)")
             #expect(try await api.post("/1.1/functions/big", [:]).json == ["result": 100000])
+            let hog = try await api.post("/1.1/functions/hog", [:])
+            #expect(hog.status == .internalServerError && hog["code"] == 141, "\(hog)")
+            #expect(hog["error"]?.stringValue?.contains("ceiling") == true, "\(hog)")
+            let huge = try await api.post("/1.1/functions/huge", [:])
+            #expect(huge["code"] == 141 && huge["error"]?.stringValue?.contains("allowed") == true, "\(huge)")
+            #expect(try await api.post("/1.1/functions/tick", [:]).json == ["result": "tock"], "timers work")
             // After each, the next call succeeds.
             #expect(try await api.post("/1.1/functions/helloJS", [:]).json == ["result": "Hello, world!"])
         }

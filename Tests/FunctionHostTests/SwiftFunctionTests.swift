@@ -17,7 +17,8 @@ import Testing
         var registry = FunctionRegistry()
         Functions.register(into: &registry)
         registry.define("echo") { request in request.params }
-        registry.define("whoami") { request -> [String: String] in
+        registry.define("me") { request -> JSONValue in request.currentUser?["username"] ?? .null }
+        registry.define("whoami", options: .init(fetchesUser: false)) { request -> [String: String] in
             ["environment": request.environment, "session": request.sessionToken ?? "", "master": "\(request.isMaster)"]
         }
         registry.define("refuse") { _ -> String in throw CloudError(code: 123, message: "Not today.", status: .conflict) }
@@ -110,6 +111,22 @@ import Testing
                 .post, "/1.1/functions/echo", headers: Headers.make([("Content-Type", "text/plain")]),
                 body: #"{"_ApplicationId":"app","_ApplicationKey":"key","a":1,"__keep":2}"#)
             #expect(plain.json == ["result": ["a": 1, "__keep": 2]], "\(plain)")
+        }
+    }
+
+    @Test func currentUserComesFromTheSessionToken() async throws {
+        try await TestServer.run(functions: Self.registry) { api in
+            _ = try await api.post(
+                "/1.1/classes/_User", headers: Headers.master, ["username": "ada", "sessionToken": "tok-ada"])
+            var headers = Headers.client
+            headers[HTTPField.Name("X-LC-Session")!] = "tok-ada"
+            #expect(try await api.post("/1.1/functions/me", headers: headers, [:]).json == ["result": "ada"])
+            #expect(try await api.post("/1.1/functions/me", [:]).json == ["result": nil], "no session, no user")
+            headers[HTTPField.Name("X-LC-Session")!] = "tok-nobody"
+            expectError(try await api.post("/1.1/functions/me", headers: headers, [:]), code: 211, status: .unauthorized)
+            // fetchUser: false skips the lookup: the token reaches the function unchecked.
+            let unchecked = try await api.post("/1.1/functions/whoami", headers: headers, [:])
+            #expect(unchecked["result"]?["session"] == "tok-nobody", "\(unchecked)")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+public import Hooks
 
 /// Everything the server needs to start.
 public struct HostConfiguration: Sendable {
@@ -18,6 +19,13 @@ public struct HostConfiguration: Sendable {
     public var functions: FunctionRegistry
     /// How long a JavaScript function may run (wall clock; CPU time is held to two thirds of it).
     public var javaScriptTimeout: Duration = .seconds(15)
+    /// Deadlines and nesting depth of hooks.
+    public var hookLimits = HookDispatcher.Limits()
+    /// Called with every after-hook failure, besides the log (for metrics and tests).
+    public var onAfterHookFailure: (@Sendable (HookDispatcher.Failure) -> Void)?
+    /// Where each environment's cloud code may send HTTP requests, keyed by environment name
+    /// (`production`, `staging`); an environment without a policy may reach no host.
+    public var outbound: [String: OutboundPolicy] = [:]
 
     /// Creates a configuration; only the keys and data directory have no default.
     public init(

@@ -1,5 +1,6 @@
 public import DataAPI
 import Foundation
+public import Hooks
 
 /// The cloud functions a host serves, registered before it starts and frozen after.
 ///
@@ -17,11 +18,15 @@ public struct FunctionRegistry: Sendable {
         public var isInternal: Bool
         /// The wall-clock time a call may take before the caller gets 503, code 124.
         public var timeout: Duration
+        /// Whether the session token's user is looked up before the call (LeanEngine's
+        /// `fetchUser`); when it is, an unknown token is refused with 401, code 211.
+        public var fetchesUser: Bool
 
         /// Creates options.
-        public init(isInternal: Bool = false, timeout: Duration = .seconds(15)) {
+        public init(isInternal: Bool = false, timeout: Duration = .seconds(15), fetchesUser: Bool = true) {
             self.isInternal = isInternal
             self.timeout = timeout
+            self.fetchesUser = fetchesUser
         }
     }
 
@@ -31,6 +36,9 @@ public struct FunctionRegistry: Sendable {
     }
 
     private(set) var entries: [String: Entry] = [:]
+
+    /// The hooks registered with the functions (`registry.hooks.beforeSave("Todo") { ... }`).
+    public var hooks = HookRegistry()
 
     /// An empty registry.
     public init() {}

@@ -1,5 +1,6 @@
 public import DataAPI
 import Foundation
+import HTTPTypes
 public import Logging
 
 /// What a cloud function receives: its parameters, who called it and how, and the data API.
@@ -8,6 +9,11 @@ public struct FunctionRequest: Sendable {
     public var params: JSONValue
     /// The caller's session token (`X-LC-Session`), if any.
     public var sessionToken: String?
+    /// The user the session token belongs to, as its REST JSON; nil without a session token or
+    /// when the function is registered with `fetchesUser: false`.
+    public var currentUser: JSONValue?
+    /// Whether the call came through `/call` (rpc): typed values keep their `__type` both ways.
+    public var isRPC: Bool
     /// The client's address, from `X-Real-IP`, `X-Forwarded-For` or the connection.
     public var remoteAddress: String?
     /// Whether the caller used the master key.
@@ -20,7 +26,21 @@ public struct FunctionRequest: Sendable {
     public var deadline: ContinuousClock.Instant
     /// The data API, acting with the master key: create, fetch, update, delete and query objects
     /// through the same service the REST routes use.
-    public var data: FunctionDataAPI
+    public var data: DataClient
+    /// Every function of the host, for `run`.
+    let functions: FunctionRegistry
+
+    /// Calls another function of the host in process, as `AV.Cloud.run` does: same caller,
+    /// same deadline, no HTTP. Internal functions may be called this way.
+    public func run(_ name: String, params: JSONValue = .object([:])) async throws -> JSONValue {
+        guard let entry = functions.entries[name] else {
+            throw CloudError(code: 1, message: "No such cloud function '\(name)'.", status: .notFound)
+        }
+        var request = self
+        request.params = params
+        request.logger[metadataKey: "function"] = .string(name)
+        return try await entry.handler(request)
+    }
 
     /// The parameters decoded into a `Decodable` type.
     public func decodeParams<T: Decodable>(as type: T.Type) throws -> T {

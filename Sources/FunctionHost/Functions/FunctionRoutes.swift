@@ -1,5 +1,6 @@
 import DataAPI
 import Foundation
+import Hooks
 import Hummingbird
 import Logging
 
@@ -12,7 +13,9 @@ struct FunctionRoutes: Sendable {
     func register(on group: RouterGroup<HostRequestContext>) {
         group.get("functions/_ops/metadatas") { _, context in
             guard context.caller.isMaster else { throw HostError.unauthorized }
-            return JSONResponse(["result": .array(registry.names.map { .string($0) })])
+            // Hooks are listed under LeanEngine's names (`__before_save_for_Todo`).
+            let names = (registry.names + registry.hooks.functionNames).sorted()
+            return JSONResponse(["result": .array(names.map { .string($0) })])
         }
         for method in [HTTPRequest.Method.post, .get, .put] {
             group.on("functions/:name", method: method) { request, context in
@@ -45,12 +48,30 @@ struct FunctionRoutes: Sendable {
         var logger = context.logger
         logger[metadataKey: "function"] = .string(name)
         let production = request.headers[.lcProd].map { $0 != "0" && $0 != "false" } ?? true
+        let environment = production ? "production" : "staging"
+        let user = entry.options.fetchesUser ? try await currentUser(sessionToken) : nil
+        // Functions write as the master key (LeanEngine's useMasterKey), in the caller's
+        // environment, so their writes run that environment's hooks.
         let functionRequest = FunctionRequest(
-            params: params, sessionToken: sessionToken, remoteAddress: Self.remoteAddress(request, context),
-            isMaster: caller.isMaster, environment: production ? "production" : "staging", logger: logger,
-            deadline: .now + entry.options.timeout, data: FunctionDataAPI(service: data, caller: .master))
+            params: params, sessionToken: sessionToken, currentUser: user, isRPC: rpc,
+            remoteAddress: Self.remoteAddress(request, context), isMaster: caller.isMaster,
+            environment: environment, logger: logger, deadline: .now + entry.options.timeout,
+            data: DataClient(service: data, caller: Caller(isMaster: true, environment: environment, user: user)),
+            functions: registry)
         let result = try await Self.run(entry, functionRequest, name: name)
         return JSONResponse(["result": rpc ? result : Self.plain(result)])
+    }
+
+    /// The user of a session token, without its secrets; an unknown token is refused, as
+    /// LeanEngine refuses it before the function runs.
+    private func currentUser(_ sessionToken: String?) async throws -> JSONValue? {
+        guard let sessionToken else { return nil }
+        guard let user = try await data.user(forSessionToken: sessionToken) else {
+            throw HostError(status: .unauthorized, code: 211, message: "Could not find user.")
+        }
+        var json = user.restJSON()
+        json["password"] = nil
+        return .object(json)
     }
 
     /// Runs the function against its wall-clock deadline: past it the caller gets 503, code 124.

@@ -32,42 +32,54 @@ enum JavaScriptFunctions {
     ) async throws -> CloudCode? {
         let files = files(in: directory)
         if files.isEmpty { return nil }
-        let code = try await CloudCode(files: files, workerCount: max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)))
+        let code = try await CloudCode(
+            files: files, workerCount: max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)))
         for (file, error) in code.loadErrors {
             logger.error("Cloud code \(file) failed to load: \(error)")
         }
         for definition in code.definitions {
+            if let hook = definition.hook {
+                JavaScriptHooks.register(hook, named: definition.name, of: code, into: &registry.hooks, logger: logger)
+                continue
+            }
             guard !registry.contains(definition.name) else {
                 logger.error("Cloud function '\(definition.name)' is defined in Swift and in JavaScript; the Swift one is kept.")
                 continue
             }
             let name = definition.name
-            registry.define(name, options: .init(isInternal: definition.isInternal, timeout: timeout)) { request in
+            let options = FunctionRegistry.Options(
+                isInternal: definition.isInternal, timeout: timeout, fetchesUser: definition.fetchesUser)
+            registry.define(name, options: options) { request in
                 try await call(code, name, request)
             }
         }
-        logger.info("Loaded \(code.definitions.count) JavaScript cloud functions from \(files.count) files.")
+        logger.info("Loaded \(code.definitions.count) JavaScript cloud functions and hooks from \(files.count) files.")
         return code
     }
 
     private static func call(_ code: CloudCode, _ name: String, _ request: FunctionRequest) async throws -> JSONValue {
         let payload: JSONValue = [
             "params": request.params, "sessionToken": request.sessionToken.map(JSONValue.string) ?? .null,
-            "meta": ["remoteAddress": request.remoteAddress.map(JSONValue.string) ?? .null], "currentUser": .null,
+            "meta": ["remoteAddress": request.remoteAddress.map(JSONValue.string) ?? .null],
+            "currentUser": request.currentUser ?? .null,
         ]
-        // JavaScriptCore overshoots its CPU limit by up to half: two thirds of the budget keeps
-        // the real stop inside it.
-        let budget = request.deadline - .now
-        let seconds = Double(budget.components.seconds) + Double(budget.components.attoseconds) / 1e18
-        let cpuLimit = max(0.05, seconds * 2 / 3)
         let outcome: CloudCode.Outcome
         do {
-            outcome = try await code.call(name, request: payload, cpuLimit: cpuLimit)
+            outcome = try await code.call(
+                name, request: payload, mode: request.isRPC ? .rpc : .function, host: ScriptHost(
+                    service: request.data.service,
+                    caller: Caller(isMaster: false, environment: request.environment, user: request.currentUser),
+                    deadline: request.deadline, run: { try await request.run($0, params: $1) }, outbound: nil),
+                cpuLimit: cpuBudget(until: request.deadline), deadline: request.deadline)
         } catch {
-            if error.kind == .timeout {
+            switch error.kind {
+            case .timeout:
                 throw HostError(status: .serviceUnavailable, code: 124, message: "The request timed out on the server.")
+            case .memoryLimit:
+                throw HostError(status: .internalServerError, code: 141, message: "Cloud function '\(name)' failed: \(error)")
+            case .exception:
+                throw HostError(status: .internalServerError, code: 141, message: "Cloud function '\(name)' failed: \(error)")
             }
-            throw HostError(status: .internalServerError, code: 141, message: "Cloud function '\(name)' failed: \(error)")
         }
         for line in outcome.logs {
             request.logger.log(level: Logger.Level(rawValue: line.level) ?? .info, "\(line.message)")
@@ -80,5 +92,13 @@ enum JavaScriptFunctions {
         case .failure(let thrown):
             throw HostError(status: .internalServerError, code: 141, message: thrown.message)
         }
+    }
+
+    /// The CPU seconds a call may use before its deadline. JavaScriptCore overshoots its limit
+    /// by up to half: two thirds of the time left keeps the real stop inside it.
+    static func cpuBudget(until deadline: ContinuousClock.Instant) -> Double {
+        let budget = deadline - .now
+        let seconds = Double(budget.components.seconds) + Double(budget.components.attoseconds) / 1e18
+        return max(0.05, seconds * 2 / 3)
     }
 }

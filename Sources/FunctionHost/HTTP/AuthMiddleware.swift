@@ -18,6 +18,10 @@ struct AuthMiddleware: RouterMiddleware {
         if Self.openPaths.contains(request.uri.path) {
             return try await next(request, context)
         }
+        // Platform-style hook calls carry the hook key instead of app keys; their route checks it.
+        if request.headers[.lcHookKey] != nil, request.method == .post, Self.isHookPath(request.uri.path) {
+            return try await next(request, context)
+        }
         var request = request
         var credentials = Authenticator.credentials(from: request.headers)
         if credentials.appId == nil, request.headers[.contentType]?.hasPrefix("text/plain") == true {
@@ -28,10 +32,21 @@ struct AuthMiddleware: RouterMiddleware {
                 credentials = Authenticator.credentials(fromBody: body)
             }
         }
-        guard let caller = authenticator.caller(for: credentials) else {
+        guard var caller = authenticator.caller(for: credentials) else {
             throw HostError.unauthorized
+        }
+        // `X-LC-Prod: 0` (or `false`) picks staging: its functions, and its hooks for writes.
+        if let production = request.headers[.lcProd], production == "0" || production == "false" {
+            caller.environment = "staging"
         }
         context.caller = caller
         return try await next(request, context)
+    }
+
+    /// `/1.1/functions/{Class}/{hook}`: exactly the paths `HookRoutes` serves.
+    static func isHookPath(_ path: String) -> Bool {
+        let parts = path.split(separator: "/")
+        return parts.count == 4 && (parts[0] == "1.1" || parts[0] == "1") && parts[1] == "functions"
+            && HookKind(rawValue: String(parts[3])).map(HookRoutes.kinds.contains) == true
     }
 }

@@ -19,9 +19,9 @@ struct Authenticator: Sendable {
 
     /// The caller, or nil when the credentials are wrong or missing.
     func caller(for credentials: Credentials) -> Caller? {
-        guard let appId = credentials.appId, constantTimeEqual(appId, keys.appId) else { return nil }
+        guard let appId = credentials.appId, Self.constantTimeEqual(appId, keys.appId) else { return nil }
         if let masterKey = credentials.masterKey {
-            return constantTimeEqual(masterKey, keys.masterKey) ? Caller(isMaster: true) : nil
+            return Self.constantTimeEqual(masterKey, keys.masterKey) ? Caller(isMaster: true) : nil
         }
         if let sign = credentials.sign {
             return verifySign(sign)
@@ -29,11 +29,11 @@ struct Authenticator: Sendable {
         if let key = credentials.key {
             let parts = key.split(separator: ",", maxSplits: 1).map(String.init)
             if parts.count == 2, parts[1] == "master" {
-                return constantTimeEqual(parts[0], keys.masterKey) ? Caller(isMaster: true) : nil
+                return Self.constantTimeEqual(parts[0], keys.masterKey) ? Caller(isMaster: true) : nil
             }
             // The master key without the `,master` suffix is accepted as a client key, as
             // LeanEngine does: it authenticates but grants no master rights.
-            return constantTimeEqual(key, keys.appKey) || constantTimeEqual(key, keys.masterKey)
+            return Self.constantTimeEqual(key, keys.appKey) || Self.constantTimeEqual(key, keys.masterKey)
                 ? Caller(isMaster: false) : nil
         }
         return nil
@@ -50,11 +50,11 @@ struct Authenticator: Sendable {
             let hex = String(byte, radix: 16)
             return byte < 16 ? "0" + hex : hex
         }.joined()
-        return constantTimeEqual(parts[0].lowercased(), expected) ? Caller(isMaster: isMaster) : nil
+        return Self.constantTimeEqual(parts[0].lowercased(), expected) ? Caller(isMaster: isMaster) : nil
     }
 
     /// Compares secrets without leaking, through timing, how much of a guess was right.
-    private func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8)
         let y = Array(b.utf8)
         guard x.count == y.count else { return false }

@@ -1,4 +1,5 @@
 import DataAPI
+import Hooks
 public import Hummingbird
 
 /// An error answered to the client as LeanCloud does: an HTTP status and `{"code", "error"}`.
@@ -31,6 +32,8 @@ public struct HostError: Error, Sendable {
             self = error
         case let error as CloudError:
             self.init(status: error.status, code: error.code, message: error.message)
+        case let error as HookError:
+            self.init(status: HTTPResponse.Status(code: error.status), code: error.code, message: error.message)
         case let error as DataAPIError:
             self.init(status: Self.status(for: error.code), code: error.code.rawValue, message: error.message)
         case let error as any HTTPResponseError:

@@ -13,6 +13,7 @@ struct ObjectEndpoint: Sendable {
         // Both places are read (and the body key always removed): SDKs put it in either.
         let inBody = body.removeValue(forKey: "fetchWhenSave") == true
         let fetchWhenSave = Self.flag(parameters["fetchWhenSave"]) || inBody
+        let caller = try Self.skippingHooks(&body, caller: caller)
         let object = try await data.create(className, body: body, caller: caller)
         var headers: HTTPFields = [:]
         headers[.location] = "/\(prefix)/classes/\(className)/\(object.objectId)"
@@ -30,6 +31,7 @@ struct ObjectEndpoint: Sendable {
         // Both places are read (and the body key always removed): SDKs put it in either.
         let inBody = body.removeValue(forKey: "fetchWhenSave") == true
         let fetchWhenSave = Self.flag(parameters["fetchWhenSave"]) || inBody
+        let caller = try Self.skippingHooks(&body, caller: caller)
         let (object, changedKeys) = try await data.update(
             className, id: id, body: body, condition: try Self.condition(parameters), caller: caller)
         var json: [String: JSONValue] = ["objectId": .string(object.objectId), "updatedAt": .string(object.updatedAt)]
@@ -56,9 +58,9 @@ struct ObjectEndpoint: Sendable {
     }
 
     func find(_ className: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {
-        let query = try ObjectQuery(className: className, parameters: parameters)
         let withCount = Self.flag(parameters["count"])
-        let (objects, count) = try await data.find(query, withCount: withCount, caller: caller)
+        let (query, objects, count) = try await data.find(
+            className, parameters: parameters, withCount: withCount, caller: caller)
         let results: [JSONValue] = objects.map { object in
             let json = object.restJSON(includeACL: query.returnACL)
             return .object(query.keys?.apply(to: json) ?? json)
@@ -66,6 +68,26 @@ struct ObjectEndpoint: Sendable {
         var body: [String: JSONValue] = ["results": .array(results)]
         if let count { body["count"] = .int(Int64(count)) }
         return JSONResponse(.object(body))
+    }
+
+    /// The caller with the hooks a master-key body names in `__ignore_hooks` (LeanCloud's
+    /// `["beforeSave", "afterSave", ...]`) skipped; the key never becomes a field.
+    static func skippingHooks(_ body: inout [String: JSONValue], caller: Caller) throws -> Caller {
+        guard let value = body.removeValue(forKey: "__ignore_hooks") else { return caller }
+        guard caller.isMaster else {
+            throw HostError(status: .forbidden, code: 119, message: "__ignore_hooks needs the master key.")
+        }
+        guard case .array(let names) = value else {
+            throw HostError(status: .badRequest, code: 107, message: "__ignore_hooks must be a list of hook names.")
+        }
+        var caller = caller
+        for name in names {
+            guard let kind = name.stringValue.flatMap(HookKind.init(rawValue:)) else {
+                throw HostError(status: .badRequest, code: 107, message: "Unknown hook \(name.jsonString) in __ignore_hooks.")
+            }
+            caller.skippedHooks.insert(kind)
+        }
+        return caller
     }
 
     /// The `where` parameter of a conditional update or delete.

@@ -1,9 +1,22 @@
-public import DataAPI
+/// The data API given to cloud functions and hooks: the REST API's operations, in process,
+/// on behalf of one caller. Writes run hooks unless the client is told not to.
+public struct DataClient: Sendable {
+    /// The service every operation goes through.
+    public let service: DataService
+    /// Who the operations are made for.
+    public let caller: Caller
 
-/// The data API given to cloud functions: the REST API's operations, in process.
-public struct FunctionDataAPI: Sendable {
-    let service: DataService
-    let caller: Caller
+    /// Creates a client acting as `caller`.
+    public init(service: DataService, caller: Caller) {
+        self.service = service
+        self.caller = caller
+    }
+
+    /// The same client with every hook skipped (how a hook saves its own object without
+    /// running itself again).
+    public var withoutHooks: DataClient {
+        DataClient(service: service, caller: caller.withoutHooks)
+    }
 
     /// Creates an object; returns it as stored.
     public func create(_ className: String, _ fields: [String: JSONValue]) async throws -> StoredObject {
@@ -29,8 +42,9 @@ public struct FunctionDataAPI: Sendable {
     public func find(
         _ className: String, where condition: JSONValue? = nil, order: [SortKey] = [], limit: Int = 100
     ) async throws -> [StoredObject] {
-        var query = ObjectQuery(className: className, order: order, limit: limit)
-        if let condition { query.predicate = try QueryPredicate(where: condition) }
-        return try await service.find(query, caller: caller).objects
+        var parameters = ["limit": String(limit)]
+        if let condition { parameters["where"] = condition.jsonString }
+        if !order.isEmpty { parameters["order"] = order.map { ($0.descending ? "-" : "") + $0.key }.joined(separator: ",") }
+        return try await service.find(className, parameters: parameters, caller: caller).objects
     }
 }

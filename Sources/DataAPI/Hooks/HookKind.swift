@@ -1,0 +1,35 @@
+/// When a hook runs, relative to a data operation.
+public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Before an object is created: may change it, or reject the write.
+    case beforeSave
+    /// After an object was created.
+    case afterSave
+    /// Before an object is updated: may change the update, or reject it.
+    case beforeUpdate
+    /// After an object was updated.
+    case afterUpdate
+    /// Before an object is deleted: may reject the delete.
+    case beforeDelete
+    /// After an object was deleted.
+    case afterDelete
+    /// Before a query runs: may change it.
+    case beforeFind
+    /// After a query ran: may change its results.
+    case afterFind
+
+    /// Whether it runs before the operation (and can change or stop it).
+    public var isBefore: Bool {
+        switch self {
+        case .beforeSave, .beforeUpdate, .beforeDelete, .beforeFind: true
+        default: false
+        }
+    }
+
+    /// LeanEngine's function name for this hook of a class (`__before_save_for_Todo`).
+    public func functionName(for className: String) -> String {
+        let words = rawValue.reduce(into: "") { name, letter in
+            if letter.isUppercase { name += "_" + letter.lowercased() } else { name.append(letter) }
+        }
+        return "__\(words)_for_\(className)"
+    }
+}

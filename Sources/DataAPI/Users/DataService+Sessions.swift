@@ -1,0 +1,12 @@
+extension DataService {
+    /// The user a session token belongs to; nil when no user holds it.
+    ///
+    /// LeanCloud keeps a user's current session token on the `_User` object itself, and so does
+    /// this host: the lookup is an indexed equality query.
+    public func user(forSessionToken token: String) async throws -> StoredObject? {
+        guard !token.isEmpty, try await storage.classExists("_User") else { return nil }
+        var query = ObjectQuery(className: "_User", limit: 1)
+        query.predicate = try QueryPredicate(where: ["sessionToken": .string(token)])
+        return try await storage.find(query).first
+    }
+}

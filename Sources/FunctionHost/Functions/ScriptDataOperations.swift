@@ -1,0 +1,96 @@
+import DataAPI
+import Sandbox
+
+/// The `data.*` operations the injected JavaScript SDK asks of the host (`AV.Object.save`,
+/// `AV.Query.find`, ...), performed through the same `DataService` and with the same parameter
+/// parsing as the REST routes, so a script's query means exactly what a client's would.
+///
+/// Arguments arrive as the JSON the script passed to `__fhCall`; results go back in LeanCloud's
+/// REST form (`objectId`, `createdAt`, `updatedAt`, fields with `__type` encoding).
+struct ScriptDataOperations: Sendable {
+    /// The data layer every write and read goes through.
+    let service: DataService
+
+    /// Creates the operations over a data service.
+    init(service: DataService) {
+        self.service = service
+    }
+
+    /// Performs one `data.*` operation for `caller`.
+    ///
+    /// - Throws: `HostCallError` with the data layer's LeanCloud code and message; code 1 for any
+    ///   other failure and for an operation that isn't a data operation.
+    func perform(_ operation: String, arguments: JSONValue, caller: Caller) async throws(HostCallError) -> JSONValue {
+        do {
+            return try await run(operation, ScriptArguments(arguments), caller: caller)
+        } catch let error as HostCallError {
+            throw error
+        } catch let error as DataAPIError {
+            throw HostCallError(code: error.code.rawValue, message: error.message)
+        } catch {
+            throw HostCallError(code: 1, message: String(describing: error))
+        }
+    }
+
+    /// The caller an operation runs as: `options.useMasterKey` when the script gave it, else
+    /// `defaultMaster` (what `AV.Cloud.useMasterKey()` or the host's policy decided).
+    static func caller(from arguments: JSONValue, defaultMaster: Bool) -> Caller {
+        Caller(isMaster: arguments["options"]?["useMasterKey"]?.boolValue ?? defaultMaster)
+    }
+
+    /// Dispatches one operation; any error is mapped by `perform`.
+    private func run(_ operation: String, _ arguments: ScriptArguments, caller: Caller) async throws -> JSONValue {
+        switch operation {
+        case "data.create":
+            // A create has no condition to check (a `where` is ignored, as over REST), and it
+            // always answers the whole object, so `fetchWhenSave` changes nothing here.
+            let object = try await service.create(try arguments.className(), body: try arguments.body(), caller: caller)
+            return .object(object.restJSON())
+        case "data.update":
+            let (object, _) = try await service.update(
+                try arguments.className(), id: try arguments.objectId(), body: try arguments.body(),
+                condition: try arguments.condition(), caller: caller)
+            return .object(object.restJSON())
+        case "data.delete":
+            try await service.delete(
+                try arguments.className(), id: try arguments.objectId(), condition: try arguments.condition(),
+                caller: caller)
+            return .null
+        case "data.fetch":
+            return try await fetch(arguments, caller: caller)
+        case "data.find":
+            // Through the parameters, as the REST route does, so find hooks run for scripts too.
+            let (query, objects, _) = try await service.find(
+                try arguments.className(), parameters: try arguments.queryParameters(), caller: caller)
+            return .array(
+                objects.map { object in
+                    let json = object.restJSON(includeACL: query.returnACL)
+                    return .object(query.keys?.apply(to: json) ?? json)
+                })
+        case "data.count":
+            var query = try ObjectQuery(className: try arguments.className(), parameters: try arguments.queryParameters())
+            // Only the condition counts, as in `GET /classes/{cls}?count=1&limit=0`.
+            query.limit = 0
+            query.skip = 0
+            let count = try await service.find(query, withCount: true, caller: caller).count ?? 0
+            return .int(Int64(count))
+        default:
+            throw HostCallError(code: 1, message: "Unknown operation '\(operation)'.")
+        }
+    }
+
+    /// `data.fetch`: the object (includes resolved, keys selected), or 101 when it is missing.
+    private func fetch(_ arguments: ScriptArguments, caller: Caller) async throws -> JSONValue {
+        let className = try arguments.className()
+        let include = ObjectQuery.includePaths(try arguments.list("include") ?? "")
+        guard
+            let object = try await service.fetch(className, id: try arguments.objectId(), include: include, caller: caller)
+        else {
+            // REST answers `{}`; the SDKs turn that into 101, which a script should see directly.
+            throw DataAPIError(.objectNotFound, "Object not found.")
+        }
+        let json = object.restJSON()
+        guard let keys = try arguments.list("keys"), !keys.isEmpty else { return .object(json) }
+        return .object(KeySelection(keys).apply(to: json))
+    }
+}

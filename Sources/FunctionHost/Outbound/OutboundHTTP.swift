@@ -1,0 +1,151 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+
+/// Outbound HTTP for cloud code (`fetch`, `AV.Cloud.httpRequest`): each request is checked
+/// against its environment's `OutboundPolicy` (every redirect hop again), bounded by the
+/// caller's deadline, and its response body by the policy's size limit.
+public struct OutboundHTTP: Sendable {
+    /// How many redirects one request follows.
+    public static let maxRedirects = 5
+
+    /// The client requests go through.
+    let client: HTTPClient
+
+    /// Sends requests through the process-wide client.
+    public init() {
+        client = Self.sharedClient
+    }
+
+    /// One client for the whole process, so connections are pooled across calls and environments
+    /// (the policy is checked per request, before a pooled connection is picked). Redirects are
+    /// off because they are followed here, each hop checked; no proxy from the environment is
+    /// used; nothing is decompressed, so the size limit counts the bytes that arrive. A `static
+    /// let` is never deinitialised, so the client never needs a shutdown.
+    private static let sharedClient = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled))
+
+    /// Sends a request allowed by `policy`, follows its redirects, and reads the whole response,
+    /// all before `deadline`.
+    public func send(
+        _ request: OutboundRequest, policy: OutboundPolicy, deadline: ContinuousClock.Instant
+    ) async throws(OutboundHTTPError) -> OutboundResponse {
+        let request = try request.checked()
+        guard ContinuousClock.now < deadline else { throw .timedOut }
+        // The deadline races the whole exchange (lookup, connection, redirects, body), since the
+        // client's own deadline stops at the response head.
+        let outcome = await withTaskGroup(of: Result<OutboundResponse, OutboundHTTPError>.self) { group in
+            group.addTask {
+                do throws(OutboundHTTPError) {
+                    return .success(try await exchange(request, policy: policy, deadline: deadline))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return .failure(.timedOut)
+            }
+            let first = await group.next() ?? .failure(.timedOut)
+            group.cancelAll()
+            return first
+        }
+        return try outcome.get()
+    }
+
+    /// The exchange itself: one hop per redirect, each checked against the policy.
+    private func exchange(
+        _ request: OutboundRequest, policy: OutboundPolicy, deadline: ContinuousClock.Instant
+    ) async throws(OutboundHTTPError) -> OutboundResponse {
+        var request = request
+        var redirects = 0
+        while true {
+            let target = try OutboundTarget(url: request.url)
+            let address = try await policy.admit(target)
+            let response = try await execute(request, to: target, at: address, deadline: deadline)
+            let status = Int(response.status.code)
+            if OutboundRequest.redirectStatuses.contains(status), let location = response.headers.first(name: "location") {
+                guard redirects < Self.maxRedirects else { throw .tooManyRedirects(Self.maxRedirects) }
+                redirects += 1
+                request = try request.following(status: status, location: location, from: target)
+                // A redirect's body is of no use; a little is read so the connection can be reused.
+                _ = try? await response.body.collect(upTo: 64 * 1024)
+                continue
+            }
+            let body = try await read(response, limit: policy.maxResponseSize, authority: target.authority)
+            return OutboundResponse(
+                status: status, headers: response.headers.map { ($0.name, $0.value) }, body: body, url: target.url)
+        }
+    }
+
+    /// Sends one hop and waits for the response head.
+    private func execute(
+        _ request: OutboundRequest, to target: OutboundTarget, at address: IPAddress, deadline: ContinuousClock.Instant
+    ) async throws(OutboundHTTPError) -> HTTPClientResponse {
+        // Plain http connects to the checked address itself, so a second DNS lookup can't swap in
+        // another one (DNS rebinding). https keeps the name, which TLS needs for SNI and for the
+        // certificate check, and an internal server can't present a valid certificate for it.
+        var outgoing = HTTPClientRequest(url: target.scheme == .http ? target.url(connectingTo: address) : target.url)
+        outgoing.method = HTTPMethod(rawValue: request.method)
+        for (name, value) in request.headers {
+            outgoing.headers.add(name: name, value: value)
+        }
+        if target.scheme == .http {
+            outgoing.headers.replaceOrAdd(name: "Host", value: target.authority)
+        }
+        if !outgoing.headers.contains(name: "User-Agent") {
+            // Some APIs refuse requests without one.
+            outgoing.headers.add(name: "User-Agent", value: "FunctionHost")
+        }
+        if let body = request.body {
+            outgoing.body = .bytes(body)
+        }
+        do {
+            return try await client.execute(outgoing, deadline: Self.nioDeadline(deadline))
+        } catch {
+            throw Self.failure(error, authority: target.authority)
+        }
+    }
+
+    /// Reads the body, refusing it as soon as it passes `limit`: a too-large body is never held.
+    private func read(
+        _ response: HTTPClientResponse, limit: Int, authority: String
+    ) async throws(OutboundHTTPError) -> [UInt8] {
+        if let length = response.headers.first(name: "content-length").flatMap(Int.init), length > limit {
+            throw .responseTooLarge(limit: limit)
+        }
+        var bytes: [UInt8] = []
+        var tooLarge = false
+        do {
+            for try await chunk in response.body {
+                guard bytes.count + chunk.readableBytes <= limit else {
+                    // Leaving the loop drops the stream, which closes the connection.
+                    tooLarge = true
+                    break
+                }
+                bytes.append(contentsOf: chunk.readableBytesView)
+            }
+        } catch {
+            throw Self.failure(error, authority: authority)
+        }
+        if tooLarge { throw .responseTooLarge(limit: limit) }
+        return bytes
+    }
+
+    /// The script's view of an error from the client.
+    private static func failure(_ error: any Error, authority: String) -> OutboundHTTPError {
+        if error is CancellationError { return .timedOut }
+        if let error = error as? HTTPClientError, error == .deadlineExceeded || error == .cancelled {
+            return .timedOut
+        }
+        return .connectionFailed(authority, String(describing: error))
+    }
+
+    /// The deadline as NIO measures time (capped at a year, which no call comes near).
+    private static func nioDeadline(_ deadline: ContinuousClock.Instant) -> NIODeadline {
+        let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
+        let nanoseconds = min(seconds, 365 * 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000
+        return .now() + .nanoseconds(max(0, nanoseconds))
+    }
+}

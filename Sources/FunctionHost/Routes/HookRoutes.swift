@@ -1,0 +1,55 @@
+import DataAPI
+import Foundation
+import Hummingbird
+
+/// LeanEngine's platform-style hook endpoints, for a storage service that uses this host as its
+/// engine: `POST /functions/{Class}/{beforeSave|afterSave|...}` with `X-LC-Hook-Key`, answered
+/// in LeanEngine's shapes (the object for before-save and before-update, `{}` for
+/// before-delete, `{"result":"ok"}` for after-hooks).
+struct HookRoutes: Sendable {
+    let data: DataService
+    let hookKey: String
+
+    /// The kinds a storage service calls over HTTP (find hooks are this host's own).
+    static let kinds: Set<HookKind> = [.beforeSave, .afterSave, .beforeUpdate, .afterUpdate, .beforeDelete, .afterDelete]
+
+    func register(on group: RouterGroup<HostRequestContext>) {
+        group.post("functions/:name/:hook") { request, context in
+            try await run(request, context: context)
+        }
+    }
+
+    private func run(_ request: Request, context: HostRequestContext) async throws -> JSONResponse {
+        var request = request
+        guard let key = request.headers[.lcHookKey], Authenticator.constantTimeEqual(key, hookKey) else {
+            throw HostError(
+                status: .unauthorized, code: 401,
+                message: "Hook key check failed, request from \(context.remoteAddress ?? "unknown").")
+        }
+        // The segment shares its parameter name with `functions/:name` (one router trie).
+        let className = try context.parameters.require("name")
+        let name = try context.parameters.require("hook")
+        guard let kind = HookKind(rawValue: name), Self.kinds.contains(kind), let hooks = data.hooks else {
+            throw HostError(status: .notFound, code: 1, message: "No \(name) hook of '\(className)'.")
+        }
+        let body = try await request.jsonObject(context: context)
+        guard case .object(var object)? = body["object"] else {
+            throw HostError(status: .badRequest, code: 107, message: "A hook call needs an object.")
+        }
+        let updatedKeys = object.removeValue(forKey: "_updatedKeys")?.arrayValue?.compactMap(\.stringValue) ?? []
+        object["__before"] = nil
+        object["__after"] = nil
+        var caller = Caller(isMaster: true, environment: context.caller.environment)
+        if case .object? = body["user"] { caller.user = body["user"] }
+        guard hooks.hasHook(kind, for: className, caller: caller) else {
+            throw HostError(status: .notFound, code: 1, message: "No \(name) hook of '\(className)'.")
+        }
+        let event = HookEvent(className: className, object: object, updatedKeys: updatedKeys, caller: caller)
+        guard kind.isBefore else {
+            await hooks.runAfter(kind, event)
+            return JSONResponse(["result": "ok"])
+        }
+        let done = try await hooks.runBefore(kind, event)
+        return kind == .beforeDelete ? JSONResponse([:]) : JSONResponse(.object(done.object))
+    }
+}

@@ -1,0 +1,162 @@
+public import DataAPI
+public import Logging
+import Synchronization
+
+/// Runs the registered hooks around the data service's operations: the `WriteHooks` that
+/// `DataService` calls on every path.
+///
+/// - Before-hooks run with a deadline (10 s by default); their changes are what is written; a
+///   throw rejects the operation with the hook's code, or 142.
+/// - After-hooks run once the write committed, with their own deadline (3 s). The response
+///   waits for them — so a client that saves and then reads sees what they did — but their
+///   failure is only logged, with the hook and object id, and never fails or undoes the write.
+/// - Each hook's own writes run one level deeper; past `maxDepth` a write is refused, so hooks
+///   that write each other's classes stop with a clear error instead of looping.
+public final class HookDispatcher: WriteHooks {
+    /// Deadlines and depth.
+    public struct Limits: Sendable {
+        /// How long a before-hook may run.
+        public var beforeTimeout: Duration
+        /// How long an after-hook may run.
+        public var afterTimeout: Duration
+        /// How deep hooks may nest through their own writes.
+        public var maxDepth: Int
+
+        /// Creates limits; the defaults are LeanEngine's timeouts.
+        public init(beforeTimeout: Duration = .seconds(10), afterTimeout: Duration = .seconds(3), maxDepth: Int = 8) {
+            self.beforeTimeout = beforeTimeout
+            self.afterTimeout = afterTimeout
+            self.maxDepth = maxDepth
+        }
+    }
+
+    /// An after-hook that failed: reported to the log and to `onAfterFailure`.
+    public struct Failure: Sendable {
+        /// The hook's kind.
+        public var kind: HookKind
+        /// The class.
+        public var className: String
+        /// The object's id.
+        public var objectId: String?
+        /// What went wrong.
+        public var message: String
+    }
+
+    private let registries: Mutex<[String: HookRegistry]>
+    private let service: DataService
+    private let limits: Limits
+    private let logger: Logger
+    private let onAfterFailure: (@Sendable (Failure) -> Void)?
+
+    /// Creates a dispatcher over `service` (whose own `hooks` it will be) with the same hooks in
+    /// every environment until `replace` says otherwise.
+    public init(
+        service: DataService, registry: HookRegistry, limits: Limits = Limits(), logger: Logger,
+        onAfterFailure: (@Sendable (Failure) -> Void)? = nil
+    ) {
+        var service = service
+        service.hooks = nil
+        self.service = service
+        self.registries = Mutex(["production": registry, "staging": registry])
+        self.limits = limits
+        self.logger = logger
+        self.onAfterFailure = onAfterFailure
+    }
+
+    /// The service with this dispatcher's hooks: what every route and data API should use.
+    public var hookedService: DataService {
+        var service = service
+        service.hooks = self
+        return service
+    }
+
+    /// Swaps the hooks of one environment at once (a deploy): operations already running keep
+    /// the hooks they started with.
+    public func replace(_ registry: HookRegistry, for environment: String) {
+        registries.withLock { $0[environment] = registry }
+    }
+
+    /// The hooks of an environment.
+    public func registry(for environment: String) -> HookRegistry {
+        registries.withLock { $0[environment] ?? HookRegistry() }
+    }
+
+    public func hasHook(_ kind: HookKind, for className: String, caller: Caller) -> Bool {
+        registry(for: caller.environment).contains(kind, className)
+    }
+
+    public func runBefore(_ kind: HookKind, _ event: HookEvent) async throws -> HookEvent {
+        guard let handler = registry(for: event.caller.environment).handler(kind, event.className) else { return event }
+        let request = try request(kind, event, timeout: limits.beforeTimeout)
+        let done = try await Self.run(handler, request, kind: kind)
+        var event = event
+        event.object = done.object
+        event.context = done.context
+        event.results = done.results
+        return event
+    }
+
+    public func runAfter(_ kind: HookKind, _ event: HookEvent) async {
+        guard let handler = registry(for: event.caller.environment).handler(kind, event.className) else { return }
+        do {
+            _ = try await Self.run(handler, try request(kind, event, timeout: limits.afterTimeout), kind: kind)
+        } catch {
+            let failure = Failure(
+                kind: kind, className: event.className, objectId: event.object["objectId"]?.stringValue,
+                message: (error as? HookError)?.message ?? String(describing: error))
+            logger.error(
+                "\(kind.rawValue) hook of \(event.className) failed; the write stands.",
+                metadata: [
+                    "hook": .string(kind.rawValue), "class": .string(event.className),
+                    "objectId": .string(failure.objectId ?? "-"), "error": .string(failure.message),
+                ])
+            onAfterFailure?(failure)
+        }
+    }
+
+    private func request(_ kind: HookKind, _ event: HookEvent, timeout: Duration) throws(HookError) -> HookRequest {
+        let depth = event.caller.hookDepth + 1
+        guard depth <= limits.maxDepth else {
+            throw HookError(
+                code: 142,
+                message: "Hooks nested more than \(limits.maxDepth) deep: the \(kind.rawValue) hook of \(event.className) was not run. Do hooks write each other's classes?")
+        }
+        let caller = Caller(isMaster: true, environment: event.caller.environment, user: event.caller.user, hookDepth: depth)
+        return HookRequest(
+            kind: kind, className: event.className, object: event.object, original: event.original,
+            updatedKeys: event.updatedKeys, results: event.results, context: event.context, user: event.caller.user,
+            environment: event.caller.environment, deadline: .now + timeout,
+            data: DataClient(service: hookedService, caller: caller))
+    }
+
+    /// Runs a handler against its deadline; a throw that isn't a `HookError` becomes 142.
+    private static func run(_ handler: @escaping HookRegistry.Handler, _ request: HookRequest, kind: HookKind)
+        async throws -> HookRequest
+    {
+        do {
+            return try await withThrowingTaskGroup(of: HookRequest?.self) { group in
+                group.addTask {
+                    var request = request
+                    try await handler(&request)
+                    return request
+                }
+                group.addTask {
+                    try await Task.sleep(until: request.deadline)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let done = first else {
+                    throw HookError.timedOut(kind, request.className)
+                }
+                return done
+            }
+        } catch let error as HookError {
+            throw error
+        } catch let error as DataAPIError {
+            // A write the hook made failed: the client learns why.
+            throw HookError.rejected(error.message)
+        } catch {
+            throw HookError.rejected(String(describing: error))
+        }
+    }
+}

@@ -1,0 +1,82 @@
+public import DataAPI
+
+/// The hooks of one environment: at most one handler per kind and class, registered before the
+/// host starts (Swift) or when code is loaded (JavaScript).
+public struct HookRegistry: Sendable {
+    /// A hook: changes the request in place (before-hooks), or throws to reject.
+    public typealias Handler = @Sendable (inout HookRequest) async throws -> Void
+
+    struct Key: Hashable, Sendable {
+        var kind: HookKind
+        var className: String
+    }
+
+    private(set) var handlers: [Key: Handler] = [:]
+
+    /// An empty registry.
+    public init() {}
+
+    /// Registers a hook. Registering the same kind and class twice is a programming error.
+    public mutating func define(_ kind: HookKind, _ className: String, _ handler: @escaping Handler) {
+        let key = Key(kind: kind, className: className)
+        precondition(handlers[key] == nil, "The \(kind.rawValue) hook of \(className) is defined twice.")
+        handlers[key] = handler
+    }
+
+    /// Whether a hook of this kind is registered for the class.
+    public func contains(_ kind: HookKind, _ className: String) -> Bool {
+        handlers[Key(kind: kind, className: className)] != nil
+    }
+
+    /// The handler for a kind and class.
+    func handler(_ kind: HookKind, _ className: String) -> Handler? {
+        handlers[Key(kind: kind, className: className)]
+    }
+
+    /// Every registered hook as LeanEngine names it (`__before_save_for_Todo`), sorted.
+    public var functionNames: [String] {
+        handlers.keys.map { $0.kind.functionName(for: $0.className) }.sorted()
+    }
+
+    /// Adds every hook of `other` that this registry doesn't have; returns the ones it had.
+    public mutating func merge(_ other: HookRegistry) -> [(kind: HookKind, className: String)] {
+        var clashes: [(HookKind, String)] = []
+        for (key, handler) in other.handlers {
+            if handlers[key] == nil { handlers[key] = handler } else { clashes.append((key.kind, key.className)) }
+        }
+        return clashes
+    }
+
+    /// Registers a `beforeSave` hook.
+    public mutating func beforeSave(_ className: String, _ handler: @escaping Handler) {
+        define(.beforeSave, className, handler)
+    }
+    /// Registers an `afterSave` hook.
+    public mutating func afterSave(_ className: String, _ handler: @escaping Handler) {
+        define(.afterSave, className, handler)
+    }
+    /// Registers a `beforeUpdate` hook.
+    public mutating func beforeUpdate(_ className: String, _ handler: @escaping Handler) {
+        define(.beforeUpdate, className, handler)
+    }
+    /// Registers an `afterUpdate` hook.
+    public mutating func afterUpdate(_ className: String, _ handler: @escaping Handler) {
+        define(.afterUpdate, className, handler)
+    }
+    /// Registers a `beforeDelete` hook.
+    public mutating func beforeDelete(_ className: String, _ handler: @escaping Handler) {
+        define(.beforeDelete, className, handler)
+    }
+    /// Registers an `afterDelete` hook.
+    public mutating func afterDelete(_ className: String, _ handler: @escaping Handler) {
+        define(.afterDelete, className, handler)
+    }
+    /// Registers a `beforeFind` hook.
+    public mutating func beforeFind(_ className: String, _ handler: @escaping Handler) {
+        define(.beforeFind, className, handler)
+    }
+    /// Registers an `afterFind` hook.
+    public mutating func afterFind(_ className: String, _ handler: @escaping Handler) {
+        define(.afterFind, className, handler)
+    }
+}

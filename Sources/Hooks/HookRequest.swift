@@ -1,0 +1,39 @@
+public import DataAPI
+
+/// What a hook handler receives, and (for before-hooks) changes.
+///
+/// ```swift
+/// hooks.beforeSave("Todo") { request in
+///     guard request.object["title"]?.stringValue?.isEmpty == false else {
+///         throw HookError(code: 142, message: "A todo needs a title.")
+///     }
+///     request.object["title"] = .string(request.object["title"]!.stringValue!.trimmed)
+/// }
+/// ```
+public struct HookRequest: Sendable {
+    /// The kind of hook running.
+    public let kind: HookKind
+    /// The class of the object.
+    public let className: String
+    /// The object: the client's data before a save, the changed fields (with `objectId`) before
+    /// an update, the stored object after a write or before a delete. A before-hook's changes
+    /// to it are what is written. For find hooks, the query's REST parameters.
+    public var object: [String: JSONValue]
+    /// The stored object before an update or delete.
+    public let original: StoredObject?
+    /// The keys an update changes (LeanEngine's `updatedKeys`).
+    public let updatedKeys: [String]
+    /// The results of a query, which `afterFind` may change.
+    public var results: [StoredObject]
+    /// Values the before-hook leaves for the after-hook of the same operation.
+    public var context: [String: JSONValue]
+    /// The user who made the request, as REST JSON; nil when anonymous.
+    public let user: JSONValue?
+    /// The environment the hook runs in.
+    public let environment: String
+    /// When the hook must have finished.
+    public let deadline: ContinuousClock.Instant
+    /// The data API, as the master key, one hook deeper than the request: its writes run hooks
+    /// (use `data.withoutHooks` to save this very object without running them again).
+    public let data: DataClient
+}

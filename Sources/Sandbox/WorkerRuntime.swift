@@ -1,0 +1,137 @@
+public import DataAPI
+
+/// One worker of a `CloudCode`: loads the code into the worker's engine, gives the script its
+/// native entry points, and runs each step of an invocation under the invocation's budget.
+///
+/// An invocation is a chain of steps on the same worker: the call itself, then one step per
+/// host answer and per timer that fires, until the script settles. Between steps the worker
+/// serves other invocations, so a script waiting on the database holds no thread.
+final class WorkerRuntime: Sendable {
+    let worker: JSWorker
+    let index: Int
+    private let table: InvocationTable
+    private let limits: CloudCode.Limits
+    private let files: [(name: String, source: String)]
+
+    init(index: Int, table: InvocationTable, limits: CloudCode.Limits, files: [(name: String, source: String)]) {
+        self.worker = JSWorker(name: "js-worker-\(index)")
+        self.index = index
+        self.table = table
+        self.limits = limits
+        self.files = files
+    }
+
+    /// Loads the bootstrap, the SDK and the user's files into a fresh engine; returns the
+    /// files that failed to load.
+    func prepare(_ engine: JSEngine) -> [(file: String, error: ScriptError)] {
+        defineNatives(in: engine)
+        let setup = JSEngine.Limits(cpuSeconds: 10, memoryBytes: limits.memoryBytes)
+        for (name, source) in [("bootstrap.js", CloudCodeBootstrap.source)] + SDKSource.files {
+            do throws(ScriptError) {
+                _ = try engine.evaluate(source, file: name, limits: setup)
+            } catch {
+                // The host's own scripts are tested; failing here is a bug worth stopping for.
+                preconditionFailure("\(name) failed to load: \(error)")
+            }
+        }
+        let configuration: JSONValue = ["maxResultBytes": .int(Int64(limits.maxResultBytes)), "env": .object(limits.variables)]
+        _ = try? engine.call("__fhConfigure", [.string(configuration.jsonString)], limits: setup)
+        var errors: [(String, ScriptError)] = []
+        for file in files {
+            do throws(ScriptError) {
+                _ = try engine.evaluate(file.source, file: file.name, limits: setup)
+            } catch {
+                errors.append((file.name, error))
+            }
+        }
+        return errors
+    }
+
+    /// Runs one step of invocation `id` (`__fhInvoke`, `__fhResolve`, `__fhFire`) with the CPU
+    /// time the invocation has left. A step that fails ends the invocation.
+    func step(_ id: Int, _ function: String, _ arguments: [JSEngine.Argument], box: JSEngineBox) {
+        guard let cpuLeft = table.beginStep(id) else { return }
+        let started = JSWatchdog.threadCPUTime()
+        defer { table.charge(id, seconds: JSWatchdog.threadCPUTime() - started) }
+        do throws(ScriptError) {
+            _ = try box.engine.call(
+                function, arguments, limits: .init(cpuSeconds: max(0.001, cpuLeft), memoryBytes: limits.memoryBytes))
+        } catch {
+            table.finish(id, .failure(error))
+            drop(id, box: box)
+            // Calls queued behind this step haven't started, so a reset spares them.
+            if error.kind == .memoryLimit { recover(box) }
+        }
+    }
+
+    /// Forgets what the script still holds for an ended invocation (pending calls, timers).
+    func drop(_ id: Int, box: JSEngineBox) {
+        _ = try? box.engine.call("__fhAbort", [.number(Double(id))], limits: .init(cpuSeconds: 1))
+    }
+
+    /// After a script hit the memory ceiling: collect what it left; if the heap stays large
+    /// (a global still holds it), start over with a fresh engine, ending the invocations that
+    /// were running on the old one.
+    private func recover(_ box: JSEngineBox) {
+        box.engine.collectGarbage()
+        guard box.engine.heapBytes > limits.memoryBytes / 2 else { return }
+        table.finishStarted(onWorker: index, ScriptError(.memoryLimit, "The sandbox was reset after a script filled its memory."))
+        box.engine = JSEngine()
+        _ = prepare(box.engine)
+    }
+
+    /// The script's ways out: settling an invocation, asking the host, arming a timer.
+    private func defineNatives(in engine: JSEngine) {
+        let table = table
+        engine.define("__fhSettle") { arguments in
+            guard arguments.count == 2, let id = Int(arguments[0]) else { return nil }
+            table.finish(id, .success(arguments[1]))
+            return nil
+        }
+        engine.define("__fhHostCall") { [self] arguments in
+            guard arguments.count == 4, let id = Int(arguments[0]), let callID = Double(arguments[1]) else { return nil }
+            askHost(id, callID: callID, operation: arguments[2], argumentsText: arguments[3])
+            return nil
+        }
+        engine.define("__fhTimer") { [self] arguments in
+            guard arguments.count == 3, let id = Int(arguments[0]), let timerID = Double(arguments[1]),
+                let milliseconds = Double(arguments[2])
+            else { return nil }
+            arm(id, timerID: timerID, milliseconds: milliseconds)
+            return nil
+        }
+    }
+
+    private func askHost(_ id: Int, callID: Double, operation: String, argumentsText: String) {
+        guard let (host, _) = table.host(of: id) else { return }
+        Task { [self] in
+            let answer: (ok: Bool, text: String)
+            do throws(HostCallError) {
+                guard let arguments = try? JSONValue(parsing: argumentsText) else {
+                    throw HostCallError(code: 107, message: "The arguments of '\(operation)' are not JSON.")
+                }
+                answer = (true, try await host.perform(operation, arguments: arguments).jsonString)
+            } catch {
+                let failure: JSONValue = ["code": .int(Int64(error.code)), "message": .string(error.message)]
+                answer = (false, failure.jsonString)
+            }
+            worker.submit { [self] box in
+                step(id, "__fhResolve", [.number(Double(id)), .number(callID), .bool(answer.ok), .string(answer.text)], box: box)
+            }
+        }
+    }
+
+    private func arm(_ id: Int, timerID: Double, milliseconds: Double) {
+        guard let (_, deadline) = table.host(of: id) else { return }
+        // A timer can't outlive its invocation: one set past the deadline never fires.
+        let due = ContinuousClock.now + .milliseconds(Int64(max(0, min(milliseconds, 86_400_000))))
+        guard due < deadline else { return }
+        Task { [self] in
+            try? await Task.sleep(until: due)
+            guard table.cpuLeft(of: id) != nil else { return }
+            worker.submit { [self] box in
+                step(id, "__fhFire", [.number(Double(id)), .number(timerID)], box: box)
+            }
+        }
+    }
+}
