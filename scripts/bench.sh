@@ -53,6 +53,8 @@ SWIFT_P50=$P50_US; SWIFT_P99=$P99_US
 CONNECTIONS=1 run_wrk "JS function helloJS (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/functions/helloJS" scripts/bench/hello.lua
 JS_P50=$P50_US; JS_P99=$P99_US
 run_wrk "object create (no hooks)" "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" scripts/bench/create.lua; CREATE=$RPS
+# functions/js/hooks.js gives Todo a JS beforeSave and afterSave.
+run_wrk "create, JS before+afterSave" "http://127.0.0.1:$HOST_PORT/1.1/classes/Todo" scripts/bench/create.lua; HOOKED=$RPS
 ID=$(curl -s -X POST -H "X-LC-Id: benchapp" -H "X-LC-Key: benchkey" -H "Content-Type: application/json" \
     -d '{"title":"fetch me"}' "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" | sed 's/.*"objectId":"\([^"]*\)".*/\1/')
 run_wrk "object fetch by id" "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench/$ID" scripts/bench/auth.lua; FETCH=$RPS
@@ -76,12 +78,13 @@ CONNECTIONS=1 run_wrk "\$inQuery join (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/cl
 
 echo
 echo "ratios (same run):"
-awk -v c="$CREATE" -v f="$FETCH" -v b="$BARE" -v s="$SQLITE" -v h="$HELLO" -v j="$JS" 'BEGIN {
+awk -v c="$CREATE" -v f="$FETCH" -v b="$BARE" -v s="$SQLITE" -v h="$HELLO" -v j="$JS" -v k="$HOOKED" 'BEGIN {
     printf "  Swift function / bare route  %.2f   (target >= 0.8)\n", h / b
     printf "  JS function    / bare route  %.2f   (target >= 0.5)\n", j / b
     printf "  object create / bare route   %.2f\n", c / b
     printf "  object fetch  / bare route   %.2f\n", f / b
     printf "  object create / SQLite loop  %.2f   (target >= 0.7)\n", c / s
+    printf "  create with JS hooks / without  %.2f   (target >= 0.5)\n", k / c
 }'
 awk -v sp="$SWIFT_P50" -v s9="$SWIFT_P99" -v jp="$JS_P50" -v j9="$JS_P99" 'BEGIN {
     printf "  latency a JS call adds to a Swift call (c=1): p50 %+.0f us, p99 %+.0f us\n", jp - sp, j9 - s9

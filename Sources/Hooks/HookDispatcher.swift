@@ -122,10 +122,13 @@ public final class HookDispatcher: WriteHooks {
                 message: "Hooks nested more than \(limits.maxDepth) deep: the \(kind.rawValue) hook of \(event.className) was not run. Do hooks write each other's classes?")
         }
         let caller = Caller(isMaster: true, environment: event.caller.environment, user: event.caller.user, hookDepth: depth)
+        var logger = logger
+        logger[metadataKey: "hook"] = .string(kind.rawValue)
+        logger[metadataKey: "class"] = .string(event.className)
         return HookRequest(
             kind: kind, className: event.className, object: event.object, original: event.original,
             updatedKeys: event.updatedKeys, results: event.results, context: event.context, user: event.caller.user,
-            environment: event.caller.environment, deadline: .now + timeout,
+            environment: event.caller.environment, deadline: .now + timeout, logger: logger,
             data: DataClient(service: hookedService, caller: caller))
     }
 

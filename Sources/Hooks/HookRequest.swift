@@ -1,4 +1,5 @@
 public import DataAPI
+public import Logging
 
 /// What a hook handler receives, and (for before-hooks) changes.
 ///
@@ -33,6 +34,8 @@ public struct HookRequest: Sendable {
     public let environment: String
     /// When the hook must have finished.
     public let deadline: ContinuousClock.Instant
+    /// A logger tagged with the hook's kind and class.
+    public let logger: Logger
     /// The data API, as the master key, one hook deeper than the request: its writes run hooks
     /// (use `data.withoutHooks` to save this very object without running them again).
     public let data: DataClient

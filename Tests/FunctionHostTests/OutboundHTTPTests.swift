@@ -253,6 +253,7 @@ struct OutboundHTTPTests {
         let error = await failure(OutboundRequest(url: "http://127.0.0.1:1/"), policy)
         #expect(error?.kind == .connectionFailed)
         #expect(error?.code == 100)
+        #expect(error?.message.contains("Connection refused") == true)
         let unresolvable = try OutboundPolicy(allowing: ["no-such-host.invalid"])
         let dns = await failure(OutboundRequest(url: "http://no-such-host.invalid/"), unresolvable)
         #expect(dns?.kind == .connectionFailed)

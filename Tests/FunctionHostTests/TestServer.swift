@@ -36,6 +36,7 @@ enum TestServer {
     static func run<Value: Sendable>(
         dataDirectory: String, keys: AppKeys = TestServer.keys, functions: FunctionRegistry = FunctionRegistry(),
         functionsDirectory: String? = nil, javaScriptTimeout: Duration = .seconds(15),
+        configure: (inout HostConfiguration) -> Void = { _ in },
         _ body: @Sendable (API) async throws -> Value
     ) async throws -> Value {
         // Without a functions directory of its own, a test loads no JavaScript.
@@ -43,6 +44,7 @@ enum TestServer {
             host: "127.0.0.1", port: 0, dataDirectory: dataDirectory,
             functionsDirectory: functionsDirectory ?? dataDirectory, keys: keys, functions: functions)
         configuration.javaScriptTimeout = javaScriptTimeout
+        configure(&configuration)
         let app = try await FunctionHostServer.makeApplication(configuration: configuration)
         return try await app.test(.live) { client in
             try await body(API(client: client))

@@ -44,6 +44,9 @@ enum JavaScriptHooks {
             if error.kind == .timeout { throw HookError.timedOut(request.kind, request.className) }
             throw HookError.rejected(error.description)
         }
+        for line in outcome.logs {
+            request.logger.log(level: Logger.Level(rawValue: line.level) ?? .info, "\(line.message)")
+        }
         let answer: JSONValue
         switch outcome.result {
         case .success(let value):

@@ -2,6 +2,14 @@ import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Outbound HTTP for cloud code (`fetch`, `AV.Cloud.httpRequest`): each request is checked
 /// against its environment's `OutboundPolicy` (every redirect hop again), bounded by the
 /// caller's deadline, and its response body by the policy's size limit.
@@ -22,9 +30,13 @@ public struct OutboundHTTP: Sendable {
     /// off because they are followed here, each hop checked; no proxy from the environment is
     /// used; nothing is decompressed, so the size limit counts the bytes that arrive. A `static
     /// let` is never deinitialised, so the client never needs a shutdown.
-    private static let sharedClient = HTTPClient(
-        eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-        configuration: HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled))
+    private static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
+        // A refused connection fails at once rather than being retried until the connect
+        // timeout (10 s): whether to try again is the script's decision.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
 
     /// Sends a request allowed by `policy`, follows its redirects, and reads the whole response,
     /// all before `deadline`.
@@ -139,7 +151,19 @@ public struct OutboundHTTP: Sendable {
         if let error = error as? HTTPClientError, error == .deadlineExceeded || error == .cancelled {
             return .timedOut
         }
-        return .connectionFailed(authority, String(describing: error))
+        return .connectionFailed(authority, reason(for: error))
+    }
+
+    /// A short reason for a transport error: the system's words for an errno ("Connection
+    /// refused"), plain words for the client's own errors, the error's description otherwise.
+    private static func reason(for error: any Error) -> String {
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
+        switch error as? HTTPClientError {
+        case .connectTimeout?: return "the connection timed out"
+        case .remoteConnectionClosed?: return "the server closed the connection"
+        case .tlsHandshakeTimeout?: return "the TLS handshake timed out"
+        default: return String(describing: error)
+        }
     }
 
     /// The deadline as NIO measures time (capped at a year, which no call comes near).

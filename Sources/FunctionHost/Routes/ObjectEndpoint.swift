@@ -17,11 +17,14 @@ struct ObjectEndpoint: Sendable {
         let object = try await data.create(className, body: body, caller: caller)
         var headers: HTTPFields = [:]
         headers[.location] = "/\(prefix)/classes/\(className)/\(object.objectId)"
-        let json: JSONValue =
-            fetchWhenSave
-            ? .object(object.restJSON())
-            : ["objectId": .string(object.objectId), "createdAt": .string(object.createdAt)]
-        return JSONResponse(status: .created, json, headers: headers)
+        var json: [String: JSONValue] = ["objectId": .string(object.objectId), "createdAt": .string(object.createdAt)]
+        if fetchWhenSave {
+            json = object.restJSON()
+        } else if data.hooks?.hasHook(.beforeSave, for: className, caller: caller) == true {
+            // The client gets back what a beforeSave hook changed, so it holds what was stored.
+            for (key, value) in object.fields where key != "ACL" && body[key] != value { json[key] = value }
+        }
+        return JSONResponse(status: .created, .object(json), headers: headers)
     }
 
     func update(
@@ -38,6 +41,11 @@ struct ObjectEndpoint: Sendable {
         if fetchWhenSave {
             // LeanCloud answers an update with the new values of the fields it changed.
             for key in changedKeys { json[key] = object.fields[key] }
+        } else if data.hooks?.hasHook(.beforeUpdate, for: className, caller: caller) == true {
+            // ... and here also with what a beforeUpdate hook changed, which LeanCloud never applies.
+            for key in changedKeys where body[key] != object.fields[key] && !Self.isOperation(body[key]) {
+                json[key] = object.fields[key]
+            }
         }
         return JSONResponse(.object(json))
     }
@@ -94,6 +102,10 @@ struct ObjectEndpoint: Sendable {
     private static func condition(_ parameters: [String: String]) throws -> QueryPredicate? {
         guard let text = parameters["where"], !text.isEmpty else { return nil }
         return try QueryPredicate(whereText: text)
+    }
+
+    private static func isOperation(_ value: JSONValue?) -> Bool {
+        value?["__op"] != nil
     }
 
     private static func flag(_ text: String?) -> Bool {
