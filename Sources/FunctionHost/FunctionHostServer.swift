@@ -18,7 +18,7 @@ public enum FunctionHostServer {
         var functions = configuration.functions
         _ = try await JavaScriptFunctions.load(
             from: configuration.functionsDirectory, into: &functions, timeout: configuration.javaScriptTimeout,
-            logger: logger)
+            outbound: configuration.outbound, logger: logger)
         configuration.functions = functions
         // Every route and data API uses the hooked service: no write path can miss a hook.
         let hooks = HookDispatcher(

@@ -48,6 +48,17 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
+        // Read first, so a bad allow-list stops the command before anything is written.
+        let outbound: [String: OutboundPolicy]
+        do {
+            outbound = [
+                "production": try OutboundPolicy(list: allowHTTP ?? environment["FUNCTIONHOST_ALLOW_HTTP"] ?? ""),
+                "staging": try OutboundPolicy(
+                    list: stagingAllowHTTP ?? environment["FUNCTIONHOST_STAGING_ALLOW_HTTP"] ?? ""),
+            ]
+        } catch {
+            throw ValidationError(error.message)
+        }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardOutput(label: label)
             handler.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
@@ -74,14 +85,7 @@ struct Serve: AsyncParsableCommand {
         var configuration = HostConfiguration(
             host: host, port: resolvedPort, dataDirectory: dataDirectory, functionsDirectory: functionsDirectory,
             keys: keys, functions: functions)
-        do {
-            configuration.outbound["production"] = try OutboundPolicy(
-                list: allowHTTP ?? environment["FUNCTIONHOST_ALLOW_HTTP"] ?? "")
-            configuration.outbound["staging"] = try OutboundPolicy(
-                list: stagingAllowHTTP ?? environment["FUNCTIONHOST_STAGING_ALLOW_HTTP"] ?? "")
-        } catch {
-            throw ValidationError(error.message)
-        }
+        configuration.outbound = outbound
         try await FunctionHostServer.run(configuration: configuration, logger: logger)
     }
 }

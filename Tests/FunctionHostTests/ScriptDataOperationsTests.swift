@@ -218,11 +218,4 @@ import Testing
         let fixture = try Fixture()
         await expectCode(1) { _ = try await fixture.call("data.explode", ["className": "Todo"]) }
     }
-
-    @Test func callerComesFromTheOptions() {
-        #expect(ScriptDataOperations.caller(from: ["options": ["useMasterKey": true]], defaultMaster: false).isMaster)
-        #expect(!ScriptDataOperations.caller(from: ["options": ["useMasterKey": false]], defaultMaster: true).isMaster)
-        #expect(ScriptDataOperations.caller(from: ["options": ["sessionToken": "t"]], defaultMaster: true).isMaster)
-        #expect(!ScriptDataOperations.caller(from: [:], defaultMaster: false).isMaster)
-    }
 }

@@ -28,8 +28,10 @@ enum JavaScriptFunctions {
     /// Loads the code and adds its functions to `registry`; load failures and name clashes are
     /// logged, and the host starts with the rest.
     static func load(
-        from directory: String, into registry: inout FunctionRegistry, timeout: Duration, logger: Logger
+        from directory: String, into registry: inout FunctionRegistry, timeout: Duration,
+        outbound policies: [String: OutboundPolicy] = [:], logger: Logger
     ) async throws -> CloudCode? {
+        let outbound = outboundHTTP(policies)
         let files = files(in: directory)
         if files.isEmpty { return nil }
         let code = try await CloudCode(
@@ -39,7 +41,8 @@ enum JavaScriptFunctions {
         }
         for definition in code.definitions {
             if let hook = definition.hook {
-                JavaScriptHooks.register(hook, named: definition.name, of: code, into: &registry.hooks, logger: logger)
+                JavaScriptHooks.register(
+                    hook, named: definition.name, of: code, into: &registry.hooks, outbound: outbound, logger: logger)
                 continue
             }
             guard !registry.contains(definition.name) else {
@@ -50,14 +53,16 @@ enum JavaScriptFunctions {
             let options = FunctionRegistry.Options(
                 isInternal: definition.isInternal, timeout: timeout, fetchesUser: definition.fetchesUser)
             registry.define(name, options: options) { request in
-                try await call(code, name, request)
+                try await call(code, name, request, outbound: outbound(request.environment))
             }
         }
         logger.info("Loaded \(code.definitions.count) JavaScript cloud functions and hooks from \(files.count) files.")
         return code
     }
 
-    private static func call(_ code: CloudCode, _ name: String, _ request: FunctionRequest) async throws -> JSONValue {
+    private static func call(
+        _ code: CloudCode, _ name: String, _ request: FunctionRequest, outbound: @escaping ScriptHost.Outbound
+    ) async throws -> JSONValue {
         let payload: JSONValue = [
             "params": request.params, "sessionToken": request.sessionToken.map(JSONValue.string) ?? .null,
             "meta": ["remoteAddress": request.remoteAddress.map(JSONValue.string) ?? .null],
@@ -69,7 +74,7 @@ enum JavaScriptFunctions {
                 name, request: payload, mode: request.isRPC ? .rpc : .function, host: ScriptHost(
                     service: request.data.service,
                     caller: Caller(isMaster: false, environment: request.environment, user: request.currentUser),
-                    deadline: request.deadline, run: { try await request.run($0, params: $1) }, outbound: nil),
+                    deadline: request.deadline, run: { try await request.run($0, params: $1) }, outbound: outbound),
                 cpuLimit: cpuBudget(until: request.deadline), deadline: request.deadline)
         } catch {
             switch error.kind {
@@ -100,5 +105,21 @@ enum JavaScriptFunctions {
         let budget = deadline - .now
         let seconds = Double(budget.components.seconds) + Double(budget.components.attoseconds) / 1e18
         return max(0.05, seconds * 2 / 3)
+    }
+
+    /// `fetch` for an environment's scripts: through the shared client, under that
+    /// environment's allow-list (an environment without one reaches no host).
+    static func outboundHTTP(_ policies: [String: OutboundPolicy]) -> @Sendable (String) -> ScriptHost.Outbound {
+        let client = OutboundHTTP()
+        return { environment in
+            let policy = policies[environment] ?? OutboundPolicy()
+            return { arguments, deadline throws(HostCallError) in
+                do throws(OutboundHTTPError) {
+                    return try await client.perform(arguments: arguments, policy: policy, deadline: deadline)
+                } catch {
+                    throw HostCallError(code: error.code, message: error.message)
+                }
+            }
+        }
     }
 }

@@ -10,7 +10,8 @@ enum JavaScriptHooks {
     /// Registers one hook the code defines; kinds the Hooks module doesn't run yet
     /// (`onVerified`, `onLogin`) are kept by the code and listed, but not registered.
     static func register(
-        _ hook: CloudCode.Hook, named name: String, of code: CloudCode, into registry: inout HookRegistry, logger: Logger
+        _ hook: CloudCode.Hook, named name: String, of code: CloudCode, into registry: inout HookRegistry,
+        outbound: @escaping @Sendable (String) -> ScriptHost.Outbound, logger: Logger
     ) {
         guard let kind = HookKind(rawValue: hook.kind) else { return }
         guard !registry.contains(kind, hook.className) else {
@@ -18,11 +19,13 @@ enum JavaScriptHooks {
             return
         }
         registry.define(kind, hook.className) { request in
-            try await call(code, name, &request)
+            try await call(code, name, &request, outbound: outbound(request.environment))
         }
     }
 
-    private static func call(_ code: CloudCode, _ name: String, _ request: inout HookRequest) async throws {
+    private static func call(
+        _ code: CloudCode, _ name: String, _ request: inout HookRequest, outbound: @escaping ScriptHost.Outbound
+    ) async throws {
         let payload: JSONValue = [
             "kind": .string(request.kind.rawValue), "className": .string(request.className),
             "object": .object(request.object), "original": request.original.map { .object($0.restJSON()) } ?? .null,
@@ -34,7 +37,7 @@ enum JavaScriptHooks {
             service: request.data.service,
             caller: Caller(isMaster: false, environment: caller.environment, user: caller.user, hookDepth: caller.hookDepth),
             deadline: request.deadline, run: { _, _ in throw HookError(code: 1, message: "AV.Cloud.run of a Swift function isn't available in hooks yet.") },
-            outbound: nil)
+            outbound: outbound)
         let outcome: CloudCode.Outcome
         do {
             outcome = try await code.call(

@@ -25,17 +25,11 @@ struct ScriptDataOperations: Sendable {
             return try await run(operation, ScriptArguments(arguments), caller: caller)
         } catch let error as HostCallError {
             throw error
-        } catch let error as DataAPIError {
-            throw HostCallError(code: error.code.rawValue, message: error.message)
         } catch {
-            throw HostCallError(code: 1, message: String(describing: error))
+            // The code and message a REST client would get (a hook's rejection keeps its code).
+            let mapped = HostError(mapping: error)
+            throw HostCallError(code: mapped?.code ?? 1, message: mapped?.message ?? String(describing: error))
         }
-    }
-
-    /// The caller an operation runs as: `options.useMasterKey` when the script gave it, else
-    /// `defaultMaster` (what `AV.Cloud.useMasterKey()` or the host's policy decided).
-    static func caller(from arguments: JSONValue, defaultMaster: Bool) -> Caller {
-        Caller(isMaster: arguments["options"]?["useMasterKey"]?.boolValue ?? defaultMaster)
     }
 
     /// Dispatches one operation; any error is mapped by `perform`.

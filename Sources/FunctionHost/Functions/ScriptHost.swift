@@ -16,8 +16,8 @@ struct ScriptHost: SandboxHost {
     let deadline: ContinuousClock.Instant
     /// Calls another function of the host (`AV.Cloud.run` of a Swift function).
     let run: @Sendable (String, JSONValue) async throws -> JSONValue
-    /// Outbound HTTP, nil when not configured.
-    let outbound: Outbound?
+    /// Outbound HTTP under the environment's allow-list.
+    let outbound: Outbound
 
     func perform(_ operation: String, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
         // A call the script makes after its deadline would outlive the answer it serves.
@@ -31,9 +31,6 @@ struct ScriptHost: SandboxHost {
         case "cloud.run":
             return try await runFunction(arguments)
         case "http.request":
-            guard let outbound else {
-                throw HostCallError(code: 1, message: "Outbound HTTP is not enabled for this environment.")
-            }
             return try await outbound(arguments, deadline)
         default:
             throw HostCallError(code: 1, message: "Unknown operation '\(operation)'.")

@@ -18,6 +18,7 @@ enum SDKSource {
         ("sdk/query.js", query),
         ("sdk/query-run.js", queryRun),
         ("sdk/user.js", user),
+        ("sdk/http.js", http),
     ]
 
     /// `AV.Error` and its codes, `AV.Cloud.useMasterKey`, and the request helper that turns `__fhCall`
@@ -157,7 +158,7 @@ enum SDKSource {
             if (value instanceof Date) return mode === 'plain' ? value.toJSON() : { __type: 'Date', iso: value.toJSON() };
             if (value instanceof AV.Object) {
               if (mode === 'pointer' || seen.indexOf(value) >= 0) return value._toPointer();
-              if (mode === 'plain' && !value._hasData) return value._toPointer();
+              if (!value._hasData) return value._toPointer();
               return value._toJSONWith(mode, seen.concat(value));
             }
             if (value instanceof AV.ACL || value instanceof AV.GeoPoint || value instanceof AV.File) return value.toJSON();
