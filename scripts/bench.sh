@@ -59,6 +59,9 @@ ID=$(curl -s -X POST -H "X-LC-Id: benchapp" -H "X-LC-Key: benchkey" -H "Content-
     -d '{"title":"fetch me"}' "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" | sed 's/.*"objectId":"\([^"]*\)".*/\1/')
 run_wrk "object fetch by id" "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench/$ID" scripts/bench/auth.lua; FETCH=$RPS
 SQLITE=$(python3 scripts/bench/sqlite_baseline.py 5)
+gcc -O2 -o "$WORK/ipc" scripts/bench/ipc_roundtrip.c
+IPC_US=$("$WORK/ipc")
+printf "%-28s %10s us (what a worker-process sandbox would add per call, at least)\n" "process hop round trip" "$IPC_US"
 printf "%-28s %10.0f inserts/s\n" "plain SQLite insert loop" "$SQLITE"
 
 BIG=${BIG:-100000}

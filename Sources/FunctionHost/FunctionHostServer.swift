@@ -46,7 +46,7 @@ public enum FunctionHostServer {
         router.add(middleware: ErrorMiddleware())
         router.add(
             middleware: AuthMiddleware(
-                authenticator: Authenticator(keys: configuration.keys), bodyLimit: configuration.maxBodySize))
+                authenticator: Authenticator(keys: configuration.keys), bodyLimit: configuration.maxBodySize, data: data))
         EngineRoutes().register(on: router)
         let endpoint = ObjectEndpoint(data: data)
         for prefix in ["1", "1.1"] {

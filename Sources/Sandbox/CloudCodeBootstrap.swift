@@ -130,9 +130,43 @@ enum CloudCodeBootstrap {
       }
       global.console = { log: log('info'), info: log('info'), warn: log('warning'), error: log('error'), debug: log('debug') };
       global.process = { env: {} };
-      global.require = function (name) {
-        if (name === 'leanengine' || name === 'leancloud-storage' || name === 'avoscloud-sdk') return AV;
-        throw new Error("Cannot find module '" + name + "': only the host's AV SDK can be required");
+      // Each file is a CommonJS module, as in Node: its top-level names are its own (two files
+      // may each say `const AV = require('leanengine')`), and `require('./other')` returns
+      // another file's `module.exports`.
+      var modules = Object.create(null);
+      function sdk(name) { return name === 'leanengine' || name === 'leancloud-storage' || name === 'avoscloud-sdk'; }
+      function resolve(from, name) {
+        var parts = from.split('/').slice(0, -1);
+        name.split('/').forEach(function (part) {
+          if (part === '..') parts.pop(); else if (part !== '.' && part !== '') parts.push(part);
+        });
+        var path = parts.join('/');
+        var candidates = [path, path + '.js', path + '/index.js'];
+        for (var i = 0; i < candidates.length; i++) if (modules[candidates[i]]) return candidates[i];
+        return null;
+      }
+      function requireFrom(from) {
+        return function (name) {
+          if (sdk(name)) return AV;
+          if (typeof name === 'string' && (name.indexOf('./') === 0 || name.indexOf('../') === 0)) {
+            var path = resolve(from, name);
+            if (path) return global.__fhRequireModule(path);
+          }
+          throw new Error("Cannot find module '" + name + "': only the host's AV SDK and the app's own files can be required");
+        };
+      }
+      global.require = requireFrom('');
+      global.__fhDefineModule = function (path, body) {
+        modules[path] = { body: body, module: null };
+      };
+      global.__fhRequireModule = function (path) {
+        var entry = modules[path];
+        if (entry.module) return entry.module.exports;
+        var module = entry.module = { exports: {}, id: path, filename: path, loaded: false };
+        var directory = path.split('/').slice(0, -1).join('/');
+        entry.body.call(module.exports, module.exports, requireFrom(path), module, path, directory);
+        module.loaded = true;
+        return module.exports;
       };
 
       function settle(id, ok, value) {

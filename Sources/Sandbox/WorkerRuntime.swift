@@ -36,10 +36,25 @@ final class WorkerRuntime: Sendable {
         }
         let configuration: JSONValue = ["maxResultBytes": .int(Int64(limits.maxResultBytes)), "env": .object(limits.variables)]
         _ = try? engine.call("__fhConfigure", [.string(configuration.jsonString)], limits: setup)
+        // Every file is first defined as a module (a syntax error is that file's alone), then
+        // run in order; a file another one required has already run and is not run twice.
         var errors: [(String, ScriptError)] = []
+        var defined: [String] = []
         for file in files {
+            let path = JSONValue.string(file.name).jsonString
+            // The wrapper shares the file's first line, so reported lines stay the file's own.
+            let wrapped = "__fhDefineModule(\(path), function (exports, require, module, __filename, __dirname) {"
+                + file.source + "\n});"
             do throws(ScriptError) {
-                _ = try engine.evaluate(file.source, file: file.name, limits: setup)
+                _ = try engine.evaluate(wrapped, file: file.name, limits: setup)
+                defined.append(path)
+            } catch {
+                errors.append((file.name, error))
+            }
+        }
+        for (file, path) in zip(files.filter { file in defined.contains(JSONValue.string(file.name).jsonString) }, defined) {
+            do throws(ScriptError) {
+                _ = try engine.evaluate("__fhRequireModule(\(path)); undefined", file: file.name, limits: setup)
             } catch {
                 errors.append((file.name, error))
             }

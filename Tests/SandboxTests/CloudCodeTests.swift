@@ -194,4 +194,24 @@ private actor Gate {
             limits: .init(variables: ["GREETING": "hi"]))
         #expect(try await call(code, "env").result.get() == "hi")
     }
+
+    @Test func filesAreModulesAsInNode() async throws {
+        let code = try await CloudCode(files: [
+            ("cloud.js", """
+                const AV = require('leanengine');
+                const math = require('./lib/math');
+                AV.Cloud.define('twice', function (request) { return math.twice(request.params.n) + math.loads; });
+                """),
+            ("lib/math.js", """
+                const AV = require('leanengine');
+                let loads = 0;
+                loads += 1;
+                module.exports = { twice: function (n) { return 2 * n; }, loads: loads };
+                """),
+            ("other.js", "const AV = require('leanengine'); AV.Cloud.define('me', () => typeof math);"),
+        ])
+        #expect(code.loadErrors.isEmpty, "\(code.loadErrors)")
+        #expect(try await call(code, "twice", params: ["n": 20]).result.get() == 41, "the library ran once")
+        #expect(try await call(code, "me").result.get() == "undefined", "a file's names stay its own")
+    }
 }

@@ -9,4 +9,13 @@ extension DataService {
         query.predicate = try QueryPredicate(where: ["sessionToken": .string(token)])
         return try await storage.find(query).first
     }
+
+    /// The user of a session token as the REST API shows it (no password), for `Caller.user`
+    /// and `request.currentUser`; nil when no user holds the token.
+    public func userJSON(forSessionToken token: String) async throws -> JSONValue? {
+        guard let user = try await user(forSessionToken: token) else { return nil }
+        var json = user.restJSON()
+        json["password"] = nil
+        return .object(json)
+    }
 }

@@ -49,7 +49,7 @@ struct FunctionRoutes: Sendable {
         logger[metadataKey: "function"] = .string(name)
         let production = request.headers[.lcProd].map { $0 != "0" && $0 != "false" } ?? true
         let environment = production ? "production" : "staging"
-        let user = entry.options.fetchesUser ? try await currentUser(sessionToken) : nil
+        let user = entry.options.fetchesUser ? try await currentUser(sessionToken, known: caller.user) : nil
         // Functions write as the master key (LeanEngine's useMasterKey), in the caller's
         // environment, so their writes run that environment's hooks.
         let functionRequest = FunctionRequest(
@@ -64,14 +64,14 @@ struct FunctionRoutes: Sendable {
 
     /// The user of a session token, without its secrets; an unknown token is refused, as
     /// LeanEngine refuses it before the function runs.
-    private func currentUser(_ sessionToken: String?) async throws -> JSONValue? {
+    private func currentUser(_ sessionToken: String?, known: JSONValue?) async throws -> JSONValue? {
         guard let sessionToken else { return nil }
-        guard let user = try await data.user(forSessionToken: sessionToken) else {
+        // The middleware already found the header's user; a token from a text/plain body is new.
+        if let known, known["sessionToken"]?.stringValue == sessionToken { return known }
+        guard let user = try await data.userJSON(forSessionToken: sessionToken) else {
             throw HostError(status: .unauthorized, code: 211, message: "Could not find user.")
         }
-        var json = user.restJSON()
-        json["password"] = nil
-        return .object(json)
+        return user
     }
 
     /// Runs the function against its wall-clock deadline: past it the caller gets 503, code 124.

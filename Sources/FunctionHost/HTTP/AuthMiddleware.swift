@@ -7,6 +7,8 @@ struct AuthMiddleware: RouterMiddleware {
     typealias Context = HostRequestContext
     let authenticator: Authenticator
     let bodyLimit: Int
+    /// Where session tokens are looked up.
+    let data: DataService
 
     static let openPaths: Set<String> = ["/", "/__engine/1/ping", "/__engine/1.1/ping", "/1.1/date", "/1/date"]
 
@@ -38,6 +40,11 @@ struct AuthMiddleware: RouterMiddleware {
         // `X-LC-Prod: 0` (or `false`) picks staging: its functions, and its hooks for writes.
         if let production = request.headers[.lcProd], production == "0" || production == "false" {
             caller.environment = "staging"
+        }
+        // The session's user rides with the caller, so hooks fired by this request see it. An
+        // unknown token is not refused here: functions with `fetchUser: false` take any token.
+        if let token = request.headers[.lcSession] ?? request.headers[.avosSessionToken], !token.isEmpty {
+            caller.user = try await data.userJSON(forSessionToken: token)
         }
         context.caller = caller
         return try await next(request, context)

@@ -38,7 +38,8 @@ public struct OutboundPolicy: Sendable, Hashable, CustomStringConvertible {
     /// A policy from a comma-separated list, as given on the command line or in the environment
     /// (`api.example.com, *.cdn.example.com, 10.0.0.5:8080`); an empty list allows nothing.
     public init(list: String, maxResponseSize: Int = OutboundPolicy.defaultMaxResponseSize) throws(OutboundHTTPError) {
-        try self.init(allowing: list.split(separator: ",").map(String.init), maxResponseSize: maxResponseSize)
+        let entries = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        try self.init(allowing: entries, maxResponseSize: maxResponseSize)
     }
 
     /// Whether no host at all is allowed.
