@@ -86,9 +86,9 @@ public final class HookDispatcher: WriteHooks {
     }
 
     public func runBefore(_ kind: HookKind, _ event: HookEvent) async throws -> HookEvent {
-        guard let handler = registry(for: event.caller.environment).handler(kind, event.className) else { return event }
+        guard let entry = registry(for: event.caller.environment).entry(kind, event.className) else { return event }
         let request = try request(kind, event, timeout: limits.beforeTimeout)
-        let done = try await Self.run(handler, request, kind: kind)
+        let done = try await Self.run(entry, request, kind: kind)
         var event = event
         event.object = done.object
         event.context = done.context
@@ -97,9 +97,9 @@ public final class HookDispatcher: WriteHooks {
     }
 
     public func runAfter(_ kind: HookKind, _ event: HookEvent) async {
-        guard let handler = registry(for: event.caller.environment).handler(kind, event.className) else { return }
+        guard let entry = registry(for: event.caller.environment).entry(kind, event.className) else { return }
         do {
-            _ = try await Self.run(handler, try request(kind, event, timeout: limits.afterTimeout), kind: kind)
+            _ = try await Self.run(entry, try request(kind, event, timeout: limits.afterTimeout), kind: kind)
         } catch {
             let failure = Failure(
                 kind: kind, className: event.className, objectId: event.object["objectId"]?.stringValue,
@@ -132,15 +132,20 @@ public final class HookDispatcher: WriteHooks {
             data: DataClient(service: hookedService, caller: caller))
     }
 
-    /// Runs a handler against its deadline; a throw that isn't a `HookError` becomes 142.
-    private static func run(_ handler: @escaping HookRegistry.Handler, _ request: HookRequest, kind: HookKind)
-        async throws -> HookRequest
+    /// Runs a hook against its deadline; a throw that isn't a `HookError` becomes 142.
+    private static func run(_ entry: HookRegistry.Entry, _ request: HookRequest, kind: HookKind) async throws
+        -> HookRequest
     {
         do {
+            guard !entry.keepsDeadline else {
+                var request = request
+                try await entry.handler(&request)
+                return request
+            }
             return try await withThrowingTaskGroup(of: HookRequest?.self) { group in
                 group.addTask {
                     var request = request
-                    try await handler(&request)
+                    try await entry.handler(&request)
                     return request
                 }
                 group.addTask {

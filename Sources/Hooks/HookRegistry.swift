@@ -11,16 +11,27 @@ public struct HookRegistry: Sendable {
         var className: String
     }
 
-    private(set) var handlers: [Key: Handler] = [:]
+    /// A registered hook, and whether it ends at its request's deadline by itself.
+    struct Entry: Sendable {
+        var handler: Handler
+        var keepsDeadline: Bool
+    }
+
+    private(set) var handlers: [Key: Entry] = [:]
 
     /// An empty registry.
     public init() {}
 
     /// Registers a hook. Registering the same kind and class twice is a programming error.
-    public mutating func define(_ kind: HookKind, _ className: String, _ handler: @escaping Handler) {
+    ///
+    /// - Parameter keepsDeadline: whether the handler itself ends at `request.deadline` (as
+    ///   JavaScript hooks do, in their sandbox); otherwise the dispatcher races it against a timer.
+    public mutating func define(
+        _ kind: HookKind, _ className: String, keepsDeadline: Bool = false, _ handler: @escaping Handler
+    ) {
         let key = Key(kind: kind, className: className)
         precondition(handlers[key] == nil, "The \(kind.rawValue) hook of \(className) is defined twice.")
-        handlers[key] = handler
+        handlers[key] = Entry(handler: handler, keepsDeadline: keepsDeadline)
     }
 
     /// Whether a hook of this kind is registered for the class.
@@ -28,8 +39,8 @@ public struct HookRegistry: Sendable {
         handlers[Key(kind: kind, className: className)] != nil
     }
 
-    /// The handler for a kind and class.
-    func handler(_ kind: HookKind, _ className: String) -> Handler? {
+    /// The hook for a kind and class.
+    func entry(_ kind: HookKind, _ className: String) -> Entry? {
         handlers[Key(kind: kind, className: className)]
     }
 

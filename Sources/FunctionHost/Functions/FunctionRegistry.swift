@@ -22,6 +22,10 @@ public struct FunctionRegistry: Sendable {
         /// `fetchUser`); when it is, an unknown token is refused with 401, code 211.
         public var fetchesUser: Bool
 
+        /// Whether the function itself ends at its request's deadline (JavaScript functions do,
+        /// in their sandbox); otherwise the host races it against a timer.
+        var keepsDeadline = false
+
         /// Creates options.
         public init(isInternal: Bool = false, timeout: Duration = .seconds(15), fetchesUser: Bool = true) {
             self.isInternal = isInternal

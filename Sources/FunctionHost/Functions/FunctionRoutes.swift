@@ -79,6 +79,7 @@ struct FunctionRoutes: Sendable {
         -> JSONValue
     {
         do {
+            if entry.options.keepsDeadline { return try await entry.handler(request) }
             return try await withThrowingTaskGroup(of: JSONValue?.self) { group in
                 group.addTask { try await entry.handler(request) }
                 group.addTask {

@@ -50,8 +50,9 @@ enum JavaScriptFunctions {
                 continue
             }
             let name = definition.name
-            let options = FunctionRegistry.Options(
+            var options = FunctionRegistry.Options(
                 isInternal: definition.isInternal, timeout: timeout, fetchesUser: definition.fetchesUser)
+            options.keepsDeadline = true
             registry.define(name, options: options) { request in
                 try await call(code, name, request, outbound: outbound(request.environment))
             }

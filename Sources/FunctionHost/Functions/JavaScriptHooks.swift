@@ -18,7 +18,8 @@ enum JavaScriptHooks {
             logger.error("The \(hook.kind) hook of \(hook.className) is defined in Swift and in JavaScript; the Swift one is kept.")
             return
         }
-        registry.define(kind, hook.className) { request in
+        // The sandbox ends the call at its deadline itself: no timer race is needed.
+        registry.define(kind, hook.className, keepsDeadline: true) { request in
             try await call(code, name, &request, outbound: outbound(request.environment))
         }
     }
