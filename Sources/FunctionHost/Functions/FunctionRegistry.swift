@@ -80,7 +80,14 @@ public struct FunctionRegistry: Sendable {
     }
 
     static func encode<Value: Encodable>(_ value: Value) throws -> JSONValue {
-        if let json = value as? JSONValue { return json }
+        // Common results skip the round trip through JSONEncoder.
+        switch value {
+        case let json as JSONValue: return json
+        case let text as String: return .string(text)
+        case let flag as Bool: return .bool(flag)
+        case let number as Int: return .int(Int64(number))
+        default: break
+        }
         let data = try JSONEncoder().encode(value)
         return try JSONValue(parsing: Array(data))
     }
