@@ -23,6 +23,9 @@ public struct Caller: Sendable, Hashable {
         self.skippedHooks = skippedHooks
     }
 
+    /// The id of the user the request acts for.
+    public var userId: String? { user?["objectId"]?.stringValue }
+
     /// The master caller, used by the host itself.
     public static let master = Caller(isMaster: true)
 

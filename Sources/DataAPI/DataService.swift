@@ -7,6 +7,9 @@ public struct DataService: Sendable {
     private let normalizer: ValueNormalizer
     /// The hooks run around every operation; nil runs none.
     public var hooks: (any WriteHooks)?
+    /// Whether clients may query `_User` (closed by default, as on LeanCloud: a client finds
+    /// users only through the master key or cloud code).
+    public var openUserQueries = false
 
     /// Creates a service over a storage engine; `knownClass` answers pointer-target checks.
     public init(storage: any StorageEngine, knownClass: @escaping @Sendable (String) -> Bool) {
@@ -21,7 +24,7 @@ public struct DataService: Sendable {
 
     /// Creates an object from a request body, running `beforeSave` and `afterSave`.
     public func create(_ className: String, body: [String: JSONValue], caller: Caller) async throws -> StoredObject {
-        try checkWritable(className, caller: caller)
+        try checkWritable(className, id: nil, caller: caller)
         var fields = body
         var context: [String: JSONValue] = [:]
         if let hooks = hooks(.beforeSave, className, caller) {
@@ -29,6 +32,8 @@ public struct DataService: Sendable {
             fields = Self.writable(event.object)
             context = event.context
         }
+        // After the hook, which sees the password as the client sent it (as LeanEngine's do).
+        if className == "_User" { try await prepareUser(&fields, id: nil, caller: caller) }
         let changes = try ObjectChanges(body: fields, normalizer: normalizer)
         let object = try await storage.create(className, changes: changes)
         if let hooks = hooks(.afterSave, className, caller) {
@@ -43,7 +48,7 @@ public struct DataService: Sendable {
     public func update(
         _ className: String, id: String, body: [String: JSONValue], condition: QueryPredicate? = nil, caller: Caller
     ) async throws -> (object: StoredObject, changedKeys: [String]) {
-        try checkWritable(className, caller: caller)
+        try checkWritable(className, id: id, caller: caller)
         let before = hooks(.beforeUpdate, className, caller)
         let after = hooks(.afterUpdate, className, caller)
         var fields = body
@@ -59,6 +64,7 @@ public struct DataService: Sendable {
             fields = Self.writable(event.object)
             context = event.context
         }
+        if className == "_User" { try await prepareUser(&fields, id: id, caller: caller) }
         let changes = try ObjectChanges(body: fields, normalizer: normalizer)
         let object = try await storage.update(className, id: id, changes: changes, condition: condition)
         let changedKeys = changes.fields.keys.sorted()
@@ -74,7 +80,7 @@ public struct DataService: Sendable {
 
     /// Deletes an object, if it matches `condition`, running `beforeDelete` and `afterDelete`.
     public func delete(_ className: String, id: String, condition: QueryPredicate? = nil, caller: Caller) async throws {
-        try checkWritable(className, caller: caller)
+        try checkWritable(className, id: id, caller: caller)
         let before = hooks(.beforeDelete, className, caller)
         let after = hooks(.afterDelete, className, caller)
         guard before != nil || after != nil else {
@@ -118,6 +124,9 @@ public struct DataService: Sendable {
         objects: [StoredObject], count: Int?
     ) {
         try checkClassName(query.className)
+        if query.className == "_User", !caller.isMaster, !openUserQueries {
+            throw DataAPIError(.operationForbidden, "Users can't be queried by clients: use the master key or cloud code.")
+        }
         guard try await storage.classExists(query.className) else { throw Self.classNotFound }
         try await checkIncludes(query.include, of: query.className)
         let objects = query.limit == 0 ? [] : try await storage.find(query)
@@ -217,12 +226,16 @@ public struct DataService: Sendable {
         }
     }
 
-    private func checkWritable(_ className: String, caller: Caller) throws(DataAPIError) {
+    private func checkWritable(_ className: String, id: String?, caller: Caller) throws(DataAPIError) {
         try checkClassName(className)
-        // System classes have their own APIs (signup, files, roles); only the master key writes
-        // them directly.
-        if className.hasPrefix("_") && !caller.isMaster {
-            throw DataAPIError(.operationForbidden, "Objects of \(className) can't be written through /classes.")
+        guard className.hasPrefix("_"), !caller.isMaster else { return }
+        // A client signs a user up, and changes or deletes only its own user.
+        if className == "_User" {
+            if id == nil || id == caller.userId { return }
+            throw DataAPIError(.userNeedsSession, "The user cannot be altered by a client without the session.")
         }
+        // Other system classes have their own APIs (files, roles); only the master key writes
+        // them directly.
+        throw DataAPIError(.operationForbidden, "Objects of \(className) can't be written through /classes.")
     }
 }

@@ -21,8 +21,10 @@ public enum FunctionHostServer {
             outbound: configuration.outbound, logger: logger)
         configuration.functions = functions
         // Every route and data API uses the hooked service: no write path can miss a hook.
+        var plain = DataService(sqlite: storage)
+        plain.openUserQueries = configuration.openUserQueries
         let hooks = HookDispatcher(
-            service: DataService(sqlite: storage), registry: functions.hooks, limits: configuration.hookLimits,
+            service: plain, registry: functions.hooks, limits: configuration.hookLimits,
             logger: logger, onAfterFailure: configuration.onAfterHookFailure)
         let data = hooks.hookedService
         let router = makeRouter(configuration: configuration, data: data)
@@ -53,6 +55,8 @@ public enum FunctionHostServer {
             let group = router.group(RouterPath(prefix))
             ObjectRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
             BatchRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
+            UserRoutes(endpoint: endpoint, accounts: UserAccounts(data: data, now: configuration.clock))
+                .register(on: group, prefix: prefix)
             ScanRoutes(data: data).register(on: group)
             CloudQueryRoutes(data: data).register(on: group)
             FunctionRoutes(registry: configuration.functions, data: data).register(on: group)

@@ -77,7 +77,7 @@ struct DataServiceTests {
         }
     }
 
-    @Test("Writes to system classes need the master key (119)", arguments: ["_User", "_Role", "_Installation"])
+    @Test("Writes to system classes need the master key (119)", arguments: ["_Role", "_Installation"])
     func systemClassWrites(className: String) async throws {
         await expectDataAPIErrorAsync(119) {
             _ = try await service.create(className, body: ["username": "eve"], caller: user)

@@ -38,16 +38,16 @@ struct HeaderCase: Sendable, CustomTestStringConvertible {
     }
 
     /// Whether the headers authenticate, and whether as master: a read needs any valid key, a
-    /// write to `_User` through `/classes` needs the master key.
+    /// write to `_Role` through `/classes` needs the master key.
     static func access(_ api: API, _ headers: HTTPFields) async throws -> (authenticated: Bool, master: Bool) {
-        let read = try await api.get("/1.1/classes/_User", headers: headers)
+        let read = try await api.get("/1.1/classes/_Role", headers: headers)
         if read.status == .unauthorized {
             #expect(read.text == unauthorizedBody)
             return (false, false)
         }
         #expect(read.status == .ok, "\(read)")
         let write = try await api.post(
-            "/1.1/classes/_User", headers: headers, ["username": .string(UUID().uuidString)])
+            "/1.1/classes/_Role", headers: headers, ["name": .string(UUID().uuidString)])
         if write.status == .created { return (true, true) }
         expectError(write, code: 119, status: .forbidden)
         return (true, false)
@@ -186,12 +186,12 @@ struct HeaderCase: Sendable, CustomTestStringConvertible {
     @Test func textPlainBodyMasterKeyGrantsMasterRights() async throws {
         try await TestServer.run { api in
             let created = try await api.send(
-                .post, "/1.1/classes/_User", headers: Self.textPlain,
-                body: #"{"_ApplicationId":"app","_MasterKey":"master","username":"root"}"#)
+                .post, "/1.1/classes/_Role", headers: Self.textPlain,
+                body: #"{"_ApplicationId":"app","_MasterKey":"master","name":"root"}"#)
             #expect(created.status == .created, "\(created)")
             let withAppKey = try await api.send(
-                .post, "/1.1/classes/_User", headers: Self.textPlain,
-                body: #"{"_ApplicationId":"app","_ApplicationKey":"key","username":"other"}"#)
+                .post, "/1.1/classes/_Role", headers: Self.textPlain,
+                body: #"{"_ApplicationId":"app","_ApplicationKey":"key","name":"other"}"#)
             expectError(withAppKey, code: 119, status: .forbidden)
         }
     }

@@ -108,7 +108,7 @@ import Testing
                         Self.request("POST", "/1.1/users", ["username": "u"]),
                         Self.request("PATCH", "/1.1/classes/Todo/abc", ["title": "x"]),
                         Self.request("POST", "/1.1/classes/1abc", ["title": "x"]),
-                        Self.request("POST", "/1.1/classes/_User", ["username": "u"]),
+                        Self.request("POST", "/1.1/classes/_Role", ["name": "u"]),
                         Self.request("GET", "/1.1/classes/Ghost/abc"),
                         Self.request("POST", "/1.1/classes/Todo", ["title": "ok"]),
                     ]
@@ -125,7 +125,7 @@ import Testing
             Self.expectEntryError(entries[6], code: 101)
             #expect(entries[7]["success"]?["objectId"] != nil, "\(entries[7])")
             #expect(try await api.results("Todo").map { $0["title"] } == ["ok"])
-            #expect(try await api.count("_User") == 0)
+            #expect(try await api.count("_Role") == 0)
         }
     }
 
@@ -133,9 +133,9 @@ import Testing
         try await TestServer.run { api in
             let reply = try await api.post(
                 "/1.1/batch", headers: Headers.master,
-                ["requests": [Self.request("POST", "/1.1/classes/_User", ["username": "root"])]])
+                ["requests": [Self.request("POST", "/1.1/classes/_Role", ["name": "root"])]])
             #expect(reply.json?.arrayValue?.first?["success"]?["objectId"] != nil, "\(reply)")
-            #expect(try await api.count("_User") == 1)
+            #expect(try await api.count("_Role") == 1)
         }
     }
 

@@ -267,7 +267,8 @@ import Testing
         try await JSDataServer.run(["users.js": Self.users]) { api in
             let ada = try await JSDataServer.makeUser(api, "ada", token: "tok-ada")
             let refused = try await api.jsFunction("renameUser", ["id": .string(ada), "nickname": "countess"])
-            #expect(refused == ["saved": false, "code": 119, "isAVError": true], "\(refused)")
+            // Another user's object: only its own session or the master key may change it (206).
+            #expect(refused == ["saved": false, "code": 206, "isAVError": true], "\(refused)")
             let user = try await api.get("/1.1/classes/_User/\(ada)", headers: Headers.master)
             #expect(user["username"] == "ada" && user["nickname"] == nil, "nothing was written: \(user)")
 
@@ -303,7 +304,7 @@ import Testing
             let ada = try await JSDataServer.makeUser(api, "ada", token: "tok-ada")
             #expect(try await api.jsFunction("renameUser", ["id": .string(ada), "nickname": "countess"]) == "countess")
             #expect(
-                try await api.jsFunction("renameUserWithoutMaster", ["id": .string(ada), "nickname": "x"]) == 119,
+                try await api.jsFunction("renameUserWithoutMaster", ["id": .string(ada), "nickname": "x"]) == 206,
                 "an explicit useMasterKey: false wins over the default")
             let user = try await api.get("/1.1/classes/_User/\(ada)", headers: Headers.master)
             #expect(user["nickname"] == "countess", "\(user)")

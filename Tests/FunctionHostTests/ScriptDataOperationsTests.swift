@@ -210,7 +210,7 @@ import Testing
     @Test func systemClassesNeedTheMasterKey() async throws {
         let fixture = try Fixture()
         await expectCode(119) {
-            _ = try await fixture.call("data.create", ["className": "_User", "data": ["username": "u"]], master: false)
+            _ = try await fixture.call("data.create", ["className": "_Role", "data": ["name": "u"]], master: false)
         }
     }
 

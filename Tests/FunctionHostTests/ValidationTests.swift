@@ -172,7 +172,7 @@ struct RejectedBody: Sendable, CustomTestStringConvertible {
         }
     }
 
-    @Test(arguments: ["_User", "_Role", "_Installation"])
+    @Test(arguments: ["_Role", "_Installation"])
     func systemClassesNeedTheMasterKey(className: String) async throws {
         try await TestServer.run { api in
             let denied = try await api.post("/1.1/classes/\(className)", ["name": "x"])

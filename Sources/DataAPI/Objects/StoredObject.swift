@@ -24,6 +24,8 @@ public struct StoredObject: Sendable, Hashable {
     public func restJSON(includeACL: Bool = true) -> [String: JSONValue] {
         var json = fields
         if !includeACL { json["ACL"] = nil }
+        // A user's password hash and session never leave the server this way.
+        if className == "_User" { for field in DataService.hiddenUserFields { json[field] = nil } }
         json["objectId"] = .string(objectId)
         json["createdAt"] = .string(createdAt)
         json["updatedAt"] = .string(updatedAt)

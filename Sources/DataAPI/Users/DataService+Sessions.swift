@@ -15,7 +15,7 @@ extension DataService {
     public func userJSON(forSessionToken token: String) async throws -> JSONValue? {
         guard let user = try await user(forSessionToken: token) else { return nil }
         var json = user.restJSON()
-        json["password"] = nil
+        json["sessionToken"] = .string(token)
         return .object(json)
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Hooks
 
 /// Everything the server needs to start.
@@ -19,6 +19,10 @@ public struct HostConfiguration: Sendable {
     public var functions: FunctionRegistry
     /// How long a JavaScript function may run (wall clock; CPU time is held to two thirds of it).
     public var javaScriptTimeout: Duration = .seconds(15)
+    /// Whether clients may query `_User` (LeanCloud keeps it closed).
+    public var openUserQueries = false
+    /// The clock login lockouts are measured with.
+    public var clock: @Sendable () -> Date = { Date() }
     /// Deadlines and nesting depth of hooks.
     public var hookLimits = HookDispatcher.Limits()
     /// Called with every after-hook failure, besides the log (for metrics and tests).

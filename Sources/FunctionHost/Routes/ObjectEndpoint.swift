@@ -18,8 +18,10 @@ struct ObjectEndpoint: Sendable {
         var headers: HTTPFields = [:]
         headers[.location] = "/\(prefix)/classes/\(className)/\(object.objectId)"
         var json: [String: JSONValue] = ["objectId": .string(object.objectId), "createdAt": .string(object.createdAt)]
+        // A signup answers with the new user's session, as LeanCloud's does.
+        if className == "_User" { json["sessionToken"] = object.fields["sessionToken"] }
         if fetchWhenSave {
-            json = object.restJSON()
+            json = object.restJSON().merging(json) { _, signup in signup }
         } else if data.hooks?.hasHook(.beforeSave, for: className, caller: caller) == true {
             // The client gets back what a beforeSave hook changed, so it holds what was stored.
             for (key, value) in object.fields where key != "ACL" && body[key] != value { json[key] = value }

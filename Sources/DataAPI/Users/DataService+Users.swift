@@ -1,0 +1,61 @@
+/// The rules every write to `_User` follows, whichever path it took (signup, `/classes/_User`,
+/// batch, cloud code): passwords are hashed before they are stored, usernames, emails and phone
+/// numbers are unique, and the fields the server manages can't be set by a client.
+extension DataService {
+    /// Fields only the server (or the master key) sets.
+    static let managedUserFields: Set<String> = ["sessionToken", "emailVerified", "mobilePhoneVerified", "_failedLogins"]
+
+    /// Fields never shown in a `_User`'s REST form (the session token is added back only for the
+    /// user itself, by signup, login and `users/me`).
+    public static let hiddenUserFields: Set<String> = ["password", "sessionToken", "_failedLogins"]
+
+    /// Checks and completes the body of a `_User` write. `id` is nil for a signup.
+    func prepareUser(_ body: inout [String: JSONValue], id: String?, caller: Caller) async throws {
+        if !caller.isMaster {
+            for field in Self.managedUserFields where body[field] != nil {
+                throw DataAPIError(.readOnlyField, "\(field) is set by the server.")
+            }
+        }
+        if id == nil {
+            guard let username = body["username"]?.stringValue, !username.isEmpty else {
+                throw DataAPIError(.usernameMissing, "Username is missing or empty.")
+            }
+            // The master key may create users without a password (imports, service accounts).
+            if !caller.isMaster, body["password"]?.stringValue?.isEmpty != false {
+                throw DataAPIError(.passwordMissing, "Password is missing or empty.")
+            }
+            if body["sessionToken"] == nil { body["sessionToken"] = .string(Self.newSessionToken()) }
+        }
+        if let password = body["password"] {
+            guard let text = password.stringValue, !text.isEmpty else {
+                throw DataAPIError(.passwordMissing, "Password is missing or empty.")
+            }
+            // An imported hash is kept as is; anything else is a password in clear.
+            if !(caller.isMaster && PasswordHasher.isHash(text)) { body["password"] = .string(PasswordHasher.hash(text)) }
+        }
+        try await checkUnique(body, except: id)
+    }
+
+    /// A new session token: 25 random lower-case letters and digits, as LeanCloud's are.
+    public static func newSessionToken() -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<25).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] })
+    }
+
+    private func checkUnique(_ body: [String: JSONValue], except id: String?) async throws {
+        let rules: [(String, DataAPIError.Code, String)] = [
+            ("username", .usernameTaken, "Username has already been taken."),
+            ("email", .emailTaken, "Email has already been taken."),
+            ("mobilePhoneNumber", .mobilePhoneTaken, "Mobile phone number has already been taken."),
+        ]
+        guard try await storage.classExists("_User") else { return }
+        for (field, code, message) in rules {
+            guard let value = body[field], value.stringValue?.isEmpty == false else { continue }
+            var query = ObjectQuery(className: "_User", limit: 2)
+            query.predicate = try QueryPredicate(where: [field: value])
+            let holders = try await storage.find(query).filter { $0.objectId != id }
+            if !holders.isEmpty { throw DataAPIError(code, message) }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import DataAPI
+import Hummingbird
+
+/// The user API: signup (`POST /users`), `POST /login`, `GET /users/me`,
+/// `PUT /users/{id}/updatePassword`, `PUT /users/{id}/refreshSessionToken`, `POST /logout`, and
+/// `/users/{id}` as `/classes/_User/{id}`.
+struct UserRoutes: Sendable {
+    let endpoint: ObjectEndpoint
+    let accounts: UserAccounts
+
+    func register(on group: RouterGroup<HostRequestContext>, prefix: String) {
+        group.post("users") { request, context in
+            var request = request
+            let body = try await request.jsonObject(context: context)
+            return try await endpoint.create(
+                "_User", body: body, parameters: request.queryParameters, caller: context.caller, prefix: prefix)
+        }
+        group.get("users") { request, context in
+            try await endpoint.find("_User", parameters: request.queryParameters, caller: context.caller)
+        }
+        for path in ["login", "users/login"] {
+            group.post(RouterPath(path)) { request, context in
+                var request = request
+                let body = try await request.jsonObject(context: context)
+                do {
+                    return JSONResponse(try await accounts.logIn(body))
+                } catch let error as DataAPIError where error.code == .internalError {
+                    // The lockout is LeanCloud's code 1, but the client's doing, not a server fault.
+                    throw HostError(status: .badRequest, code: 1, message: error.message)
+                }
+            }
+        }
+        group.get("users/me") { request, context in
+            guard let token = Self.sessionToken(request) else {
+                throw HostError(status: .badRequest, code: 211, message: "Could not find user.")
+            }
+            return JSONResponse(try await accounts.currentUser(sessionToken: token))
+        }
+        group.post("logout") { request, _ in
+            if let token = Self.sessionToken(request) { try await accounts.logOut(sessionToken: token) }
+            return JSONResponse([:])
+        }
+        group.put("users/:objectId/updatePassword") { request, context in
+            var request = request
+            let body = try await request.jsonObject(context: context)
+            let user = try await accounts.updatePassword(
+                id: try context.parameters.require("objectId"), old: body["old_password"]?.stringValue ?? "",
+                new: body["new_password"]?.stringValue ?? "", caller: context.caller)
+            return JSONResponse(user)
+        }
+        group.put("users/:objectId/refreshSessionToken") { _, context in
+            JSONResponse(
+                try await accounts.refreshSessionToken(id: try context.parameters.require("objectId"), caller: context.caller))
+        }
+        group.get("users/:objectId") { request, context in
+            try await endpoint.fetch(
+                "_User", id: try context.parameters.require("objectId"), parameters: request.queryParameters,
+                caller: context.caller)
+        }
+        group.put("users/:objectId") { request, context in
+            var request = request
+            let body = try await request.jsonObject(context: context)
+            return try await endpoint.update(
+                "_User", id: try context.parameters.require("objectId"), body: body,
+                parameters: request.queryParameters, caller: context.caller)
+        }
+        group.delete("users/:objectId") { request, context in
+            try await endpoint.delete(
+                "_User", id: try context.parameters.require("objectId"), parameters: request.queryParameters,
+                caller: context.caller)
+        }
+    }
+
+    /// `X-LC-Session` (or the legacy header), or `session_token` in the query.
+    static func sessionToken(_ request: Request) -> String? {
+        request.headers[.lcSession] ?? request.headers[.avosSessionToken] ?? request.queryParameters["session_token"]
+    }
+}
