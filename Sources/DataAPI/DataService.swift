@@ -49,6 +49,7 @@ public struct DataService: Sendable {
         _ className: String, id: String, body: [String: JSONValue], condition: QueryPredicate? = nil, caller: Caller
     ) async throws -> (object: StoredObject, changedKeys: [String]) {
         try checkWritable(className, id: id, caller: caller)
+        try await checkWriteAccess(className, id: id, caller: caller)
         let before = hooks(.beforeUpdate, className, caller)
         let after = hooks(.afterUpdate, className, caller)
         var fields = body
@@ -81,6 +82,7 @@ public struct DataService: Sendable {
     /// Deletes an object, if it matches `condition`, running `beforeDelete` and `afterDelete`.
     public func delete(_ className: String, id: String, condition: QueryPredicate? = nil, caller: Caller) async throws {
         try checkWritable(className, id: id, caller: caller)
+        try await checkWriteAccess(className, id: id, caller: caller)
         let before = hooks(.beforeDelete, className, caller)
         let after = hooks(.afterDelete, className, caller)
         guard before != nil || after != nil else {
@@ -112,11 +114,15 @@ public struct DataService: Sendable {
     ) async throws -> StoredObject? {
         try checkClassName(className)
         try await checkIncludes(include, of: className)
-        guard let object = try await storage.fetch(className, id: id) else {
+        let identities = try await identities(of: caller)
+        // An object the caller may not read is answered as one that doesn't exist.
+        guard let object = try await storage.fetch(className, id: id),
+            identities.map({ ACLCheck.allows(object, .read, to: $0) }) ?? true
+        else {
             guard try await storage.classExists(className) else { throw Self.classNotFound }
             return nil
         }
-        return try await IncludeResolver(storage: storage).resolve([object], paths: include)[0]
+        return try await IncludeResolver(storage: storage, identities: identities).resolve([object], paths: include)[0]
     }
 
     /// The objects matching a query, with includes resolved, and their count when asked.
@@ -129,9 +135,13 @@ public struct DataService: Sendable {
         }
         guard try await storage.classExists(query.className) else { throw Self.classNotFound }
         try await checkIncludes(query.include, of: query.className)
+        var query = query
+        let identities = try await identities(of: caller)
+        // Rows the caller can't read are filtered in the query itself, so pages and counts agree.
+        if let identities { query.predicate = .and([query.predicate, .readableBy(identities)].compactMap { $0 }) }
         let objects = query.limit == 0 ? [] : try await storage.find(query)
         let count = withCount ? try await storage.count(query) : nil
-        let resolved = try await IncludeResolver(storage: storage).resolve(objects, paths: query.include)
+        let resolved = try await IncludeResolver(storage: storage, identities: identities).resolve(objects, paths: query.include)
         return (resolved, count)
     }
 

@@ -2,6 +2,8 @@
 /// point to, fetching each class's targets in one batch per level.
 struct IncludeResolver: Sendable {
     let storage: any StorageEngine
+    /// The caller's identities; objects their ACL hides stay Pointers. Nil for the master key.
+    var identities: [String]? = nil
 
     func resolve(_ objects: [StoredObject], paths: [String]) async throws -> [StoredObject] {
         if paths.isEmpty || objects.isEmpty { return objects }
@@ -23,6 +25,7 @@ struct IncludeResolver: Sendable {
             var loaded: [String: [String: StoredObject]] = [:]
             for (className, ids) in wanted {
                 var fetched = try await storage.fetch(className, ids: Array(ids))
+                if let identities { fetched = fetched.filter { ACLCheck.allows($0, .read, to: identities) } }
                 fetched = try await resolve(fetched, paths: rest)
                 loaded[className] = Dictionary(fetched.map { ($0.objectId, $0) }, uniquingKeysWith: { a, _ in a })
             }

@@ -244,8 +244,7 @@ import Testing
         }
     }
 
-    @Test(.disabled("ACLs are stored but not enforced until issue #6 (users, sessions, roles, ACL)"))
-    func dataCallsActAsTheCallerUnderACLs() async throws {
+    @Test func dataCallsActAsTheCallerUnderACLs() async throws {
         try await JSDataServer.run(["users.js": Self.users]) { api in
             let ada = try await JSDataServer.makeUser(api, "ada", token: "tok-ada")
             // The function's data calls act as that user: its ACL lets only her read the note.

@@ -27,7 +27,7 @@ import Testing
                 [
                     "title": "kept", "n": 1, "when": date("2024-05-06T07:08:09.010Z"), "tags": ["a"],
                     "owner": pointer("Owner", ownerId), "geo": ["__type": "GeoPoint", "latitude": 1.5, "longitude": 2],
-                    "ACL": ["*": ["read": true]],
+                    "ACL": ["*": ["read": true, "write": true]],
                 ])
             _ = try await api.put("/1.1/classes/Item/\(keptId)", ["n": op("Increment", ["amount": 41]), "tags": op("Add", ["objects": ["b"]])])
             let deletedId = try await api.create("Item", ["title": "deleted", "n": 2])

@@ -17,6 +17,7 @@ public struct QueryEvaluator: Sendable {
     /// Whether `object` satisfies `predicate`.
     public func matches(_ object: StoredObject, _ predicate: QueryPredicate) -> Bool {
         switch predicate {
+        case .readableBy(let identities): return ACLCheck.allows(object, .read, to: identities)
         case .and(let parts): return parts.allSatisfy { matches(object, $0) }
         case .or(let parts): return parts.contains { matches(object, $0) }
         case .exists(let key, let flag):

@@ -31,6 +31,9 @@ public indirect enum QueryPredicate: Sendable, Hashable {
     case withinBox(key: String, southwest: GeoPoint, northeast: GeoPoint)
     /// The GeoPoint at `key` lies in a polygon (`$geoWithin: {$polygon: [...]}`).
     case withinPolygon(key: String, [GeoPoint])
+    /// The object's ACL lets one of these identities (`*`, a user id, `role:Name`) read it, or it
+    /// has no ACL. Added by the data service, never parsed from a client's `where`.
+    case readableBy([String])
 }
 
 /// A query nested in a condition: a class and a condition (no order, window or includes).

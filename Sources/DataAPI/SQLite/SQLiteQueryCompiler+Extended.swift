@@ -4,6 +4,13 @@ extension SQLiteQueryCompiler {
     /// Array, text, subquery, relation and geo conditions.
     func compileExtended(_ predicate: QueryPredicate) -> Fragment {
         switch predicate {
+        case .readableBy(let identities):
+            // No ACL reads as public; otherwise one of the caller's identities must have read.
+            let marks = identities.map { _ in "?" }.joined(separator: ", ")
+            return Fragment(
+                sql: "(json_type(doc, '$.ACL') IS NULL OR EXISTS (SELECT 1 FROM json_each(doc, '$.ACL') AS a "
+                    + "WHERE a.key IN (\(marks)) AND json_extract(a.value, '$.read') = 1))",
+                arguments: identities.map { $0.databaseValue })
         case .containsAll(let key, let values):
             // As MongoDB (LeanCloud's store) has it, an empty $all matches nothing.
             if values.isEmpty { return Fragment(sql: "0") }

@@ -1,0 +1,55 @@
+/// Who may read or write an object, by its ACL (`{"*": {"read": true}, "<userId>": {...},
+/// "role:Name": {...}}`). An object without an ACL is open to all.
+enum ACLCheck {
+    /// The permission asked for.
+    enum Permission: String {
+        case read
+        case write
+    }
+
+    /// Whether one of `identities` holds `permission` on `object`.
+    static func allows(_ object: StoredObject, _ permission: Permission, to identities: [String]) -> Bool {
+        guard case .object(let acl)? = object.fields["ACL"] else { return true }
+        return identities.contains { acl[$0]?[permission.rawValue] == true }
+    }
+}
+
+extension DataService {
+    /// The identities a caller's access is checked with: `*`, the user's id, and `role:Name` for
+    /// each role that has the user, directly or through child roles (a role's privileges go to
+    /// the members of the roles in its `roles` relation). Nil for the master key, which
+    /// bypasses ACLs.
+    func identities(of caller: Caller) async throws -> [String]? {
+        if caller.isMaster { return nil }
+        guard let userId = caller.userId else { return ["*"] }
+        var identities = ["*", userId]
+        guard try await storage.classExists("_Role") else { return identities }
+        var seen: Set<String> = []
+        var frontier = try await roles(where: ["users": ["__type": "Pointer", "className": "_User", "objectId": .string(userId)]])
+        // Each level up the hierarchy is one query; the depth bound stops a cycle of roles.
+        for _ in 0..<16 where !frontier.isEmpty {
+            var next: [StoredObject] = []
+            for role in frontier where seen.insert(role.objectId).inserted {
+                if let name = role.fields["name"]?.stringValue { identities.append("role:" + name) }
+                next += try await roles(where: ["roles": ["__type": "Pointer", "className": "_Role", "objectId": .string(role.objectId)]])
+            }
+            frontier = next
+        }
+        return identities
+    }
+
+    private func roles(where condition: JSONValue) async throws -> [StoredObject] {
+        var query = ObjectQuery(className: "_Role", limit: ObjectQuery.maxLimit)
+        query.predicate = try QueryPredicate(where: condition)
+        return try await storage.find(query)
+    }
+
+    /// Refuses a write the caller's identities don't allow by the object's ACL (119).
+    func checkWriteAccess(_ className: String, id: String, caller: Caller) async throws {
+        guard let identities = try await identities(of: caller),
+            let object = try await storage.fetch(className, id: id),
+            !ACLCheck.allows(object, .write, to: identities)
+        else { return }
+        throw DataAPIError(.operationForbidden, "Forbidden to write this object: its ACL doesn't allow it.")
+    }
+}
