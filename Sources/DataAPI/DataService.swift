@@ -34,6 +34,7 @@ public struct DataService: Sendable {
         }
         // After the hook, which sees the password as the client sent it (as LeanEngine's do).
         if className == "_User" { try await prepareUser(&fields, id: nil, caller: caller) }
+        if className == "_Role" { try await checkRoleName(fields) }
         let changes = try ObjectChanges(body: fields, normalizer: normalizer)
         let object = try await storage.create(className, changes: changes)
         if let hooks = hooks(.afterSave, className, caller) {

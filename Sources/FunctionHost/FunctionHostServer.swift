@@ -57,6 +57,7 @@ public enum FunctionHostServer {
             BatchRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
             UserRoutes(endpoint: endpoint, accounts: UserAccounts(data: data, now: configuration.clock))
                 .register(on: group, prefix: prefix)
+            ClassAliasRoutes(endpoint: endpoint, path: "roles", className: "_Role").register(on: group, prefix: prefix)
             ScanRoutes(data: data).register(on: group)
             CloudQueryRoutes(data: data).register(on: group)
             FunctionRoutes(registry: configuration.functions, data: data).register(on: group)

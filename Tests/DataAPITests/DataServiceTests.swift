@@ -84,7 +84,7 @@ struct DataServiceTests {
         }
         #expect(try await storage.find(ObjectQuery(className: className)).isEmpty)
 
-        let created = try await service.create(className, body: ["username": "root"], caller: .master)
+        let created = try await service.create(className, body: ["name": "root", "username": "root"], caller: .master)
         await expectDataAPIErrorAsync(119) {
             _ = try await service.update(className, id: created.objectId, body: ["username": "eve"], caller: user)
         }

@@ -160,10 +160,10 @@ struct API: Sendable {
 
     /// The object as `GET /1.1/classes/{class}/{id}` answers it (`{}` when it doesn't exist).
     func fetch(
-        _ className: String, _ id: String, _ parameters: [String: String] = [:],
+        _ className: String, _ id: String, _ parameters: [String: String] = [:], headers: HTTPFields = Headers.client,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> JSONValue {
-        let reply = try await get("/1.1/classes/\(className)/\(id)" + queryString(parameters))
+        let reply = try await get("/1.1/classes/\(className)/\(id)" + queryString(parameters), headers: headers)
         #expect(reply.status == .ok, "fetch \(className)/\(id): \(reply)", sourceLocation: sourceLocation)
         return try #require(reply.json, sourceLocation: sourceLocation)
     }

@@ -53,3 +53,18 @@ extension DataService {
         throw DataAPIError(.operationForbidden, "Forbidden to write this object: its ACL doesn't allow it.")
     }
 }
+
+extension DataService {
+    /// A new role needs a name of letters, digits, `_`, `-` and spaces, not taken (137).
+    func checkRoleName(_ body: [String: JSONValue]) async throws {
+        guard let name = body["name"]?.stringValue, !name.isEmpty,
+            name.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || ("0"..."9").contains($0) || "_- ".unicodeScalars.contains($0) })
+        else {
+            throw DataAPIError(.invalidKeyName, "A role needs a name of letters, digits, _, - and spaces.")
+        }
+        guard try await storage.classExists("_Role") else { return }
+        if try await !roles(where: ["name": .string(name)]).isEmpty {
+            throw DataAPIError(.duplicateValue, "A role named '\(name)' exists.")
+        }
+    }
+}

@@ -3,21 +3,13 @@ import Hummingbird
 
 /// The user API: signup (`POST /users`), `POST /login`, `GET /users/me`,
 /// `PUT /users/{id}/updatePassword`, `PUT /users/{id}/refreshSessionToken`, `POST /logout`, and
-/// `/users/{id}` as `/classes/_User/{id}`.
+/// `/users[/{id}]` as `/classes/_User[/{id}]`.
 struct UserRoutes: Sendable {
     let endpoint: ObjectEndpoint
     let accounts: UserAccounts
 
     func register(on group: RouterGroup<HostRequestContext>, prefix: String) {
-        group.post("users") { request, context in
-            var request = request
-            let body = try await request.jsonObject(context: context)
-            return try await endpoint.create(
-                "_User", body: body, parameters: request.queryParameters, caller: context.caller, prefix: prefix)
-        }
-        group.get("users") { request, context in
-            try await endpoint.find("_User", parameters: request.queryParameters, caller: context.caller)
-        }
+        ClassAliasRoutes(endpoint: endpoint, path: "users", className: "_User").register(on: group, prefix: prefix)
         for path in ["login", "users/login"] {
             group.post(RouterPath(path)) { request, context in
                 var request = request
@@ -51,23 +43,6 @@ struct UserRoutes: Sendable {
         group.put("users/:objectId/refreshSessionToken") { _, context in
             JSONResponse(
                 try await accounts.refreshSessionToken(id: try context.parameters.require("objectId"), caller: context.caller))
-        }
-        group.get("users/:objectId") { request, context in
-            try await endpoint.fetch(
-                "_User", id: try context.parameters.require("objectId"), parameters: request.queryParameters,
-                caller: context.caller)
-        }
-        group.put("users/:objectId") { request, context in
-            var request = request
-            let body = try await request.jsonObject(context: context)
-            return try await endpoint.update(
-                "_User", id: try context.parameters.require("objectId"), body: body,
-                parameters: request.queryParameters, caller: context.caller)
-        }
-        group.delete("users/:objectId") { request, context in
-            try await endpoint.delete(
-                "_User", id: try context.parameters.require("objectId"), parameters: request.queryParameters,
-                caller: context.caller)
         }
     }
 
