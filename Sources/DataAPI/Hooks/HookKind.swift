@@ -16,17 +16,20 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
     case beforeFind
     /// After a query ran: may change its results.
     case afterFind
+    /// Before a login completes (class `_User`): may refuse it.
+    case onLogin
 
     /// Whether it runs before the operation (and can change or stop it).
     public var isBefore: Bool {
         switch self {
-        case .beforeSave, .beforeUpdate, .beforeDelete, .beforeFind: true
+        case .beforeSave, .beforeUpdate, .beforeDelete, .beforeFind, .onLogin: true
         default: false
         }
     }
 
     /// LeanEngine's function name for this hook of a class (`__before_save_for_Todo`).
     public func functionName(for className: String) -> String {
+        if self == .onLogin { return "__on_login_\(className)" }
         let words = rawValue.reduce(into: "") { name, letter in
             if letter.isUppercase { name += "_" + letter.lowercased() } else { name.append(letter) }
         }

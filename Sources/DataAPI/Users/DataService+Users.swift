@@ -16,12 +16,15 @@ extension DataService {
                 throw DataAPIError(.readOnlyField, "\(field) is set by the server.")
             }
         }
+        let hasAuthData = try await prepareAuthData(&body, id: id)
         if id == nil {
+            // A user signing up with a third-party account (or anonymously) gets a username.
+            if hasAuthData, body["username"] == nil { body["username"] = .string(Self.newSessionToken()) }
             guard let username = body["username"]?.stringValue, !username.isEmpty else {
                 throw DataAPIError(.usernameMissing, "Username is missing or empty.")
             }
             // The master key may create users without a password (imports, service accounts).
-            if !caller.isMaster, body["password"]?.stringValue?.isEmpty != false {
+            if !caller.isMaster, !hasAuthData, body["password"]?.stringValue?.isEmpty != false {
                 throw DataAPIError(.passwordMissing, "Password is missing or empty.")
             }
             if body["sessionToken"] == nil { body["sessionToken"] = .string(Self.newSessionToken()) }
@@ -57,5 +60,43 @@ extension DataService {
             let holders = try await storage.find(query).filter { $0.objectId != id }
             if !holders.isEmpty { throw DataAPIError(code, message) }
         }
+    }
+
+    /// The key and value that identify an account at its provider: `uid`, `openid` or `id`
+    /// (LeanCloud's `anonymous` provider uses `id`).
+    public static func authDataIdentity(_ data: JSONValue) -> (key: String, value: String)? {
+        for key in ["uid", "openid", "id"] {
+            if let value = data[key]?.stringValue, !value.isEmpty { return (key, value) }
+        }
+        return nil
+    }
+
+    /// Checks `authData` (`{provider: {uid|openid|id, ...}}`), merges it into the user's
+    /// existing providers on an update (`{provider: null}` unlinks one), and refuses an account
+    /// already linked to another user (137). Returns whether the body carries authData.
+    private func prepareAuthData(_ body: inout [String: JSONValue], id: String?) async throws -> Bool {
+        guard let value = body["authData"] else { return false }
+        guard case .object(let providers) = value else {
+            throw DataAPIError(.incorrectType, "authData must be an object of providers.")
+        }
+        var merged: [String: JSONValue] = [:]
+        if let id, case .object(let stored)? = try await storage.fetch("_User", id: id)?.fields["authData"] { merged = stored }
+        for (provider, data) in providers {
+            if data == .null {
+                merged[provider] = nil
+                continue
+            }
+            guard let (key, uid) = Self.authDataIdentity(data) else {
+                throw DataAPIError(.incorrectType, "authData.\(provider) needs a uid, openid or id.")
+            }
+            var query = ObjectQuery(className: "_User", limit: 2)
+            query.predicate = try QueryPredicate(where: ["authData.\(provider).\(key)": .string(uid)])
+            if try await storage.classExists("_User"), try await storage.find(query).contains(where: { $0.objectId != id }) {
+                throw DataAPIError(.duplicateValue, "This \(provider) account is linked to another user.")
+            }
+            merged[provider] = data
+        }
+        body["authData"] = .object(merged)
+        return true
     }
 }

@@ -46,7 +46,28 @@ public struct UserAccounts: Sendable {
             throw DataAPIError(.passwordMismatch, "The username and password mismatch.")
         }
         if !failures.isEmpty { _ = try await write(user.objectId, ["_failedLogins": ["__op": "Delete"]]) }
+        try await runOnLogin(user)
         return Self.withSession(user)
+    }
+
+    /// LeanCloud's `loginWithAuthData`: the user linked to this `authData` (for its first
+    /// provider), logged in; nil when no user is linked yet (the caller then signs one up).
+    public func logIn(authData: [String: JSONValue]) async throws -> JSONValue? {
+        for (provider, data) in authData.sorted(by: { $0.key < $1.key }) {
+            guard let (key, uid) = DataService.authDataIdentity(data) else { continue }
+            if let user = try await find("authData.\(provider).\(key)", equalTo: .string(uid)) {
+                try await runOnLogin(user)
+                return Self.withSession(user)
+            }
+        }
+        return nil
+    }
+
+    /// The `onLogin` hook, which may refuse the login by throwing.
+    private func runOnLogin(_ user: StoredObject) async throws {
+        let caller = Caller(isMaster: true, user: .object(user.restJSON()))
+        guard let hooks = data.hooks, hooks.hasHook(.onLogin, for: "_User", caller: caller) else { return }
+        _ = try await hooks.runBefore(.onLogin, HookEvent(className: "_User", object: user.restJSON(), caller: caller))
     }
 
     /// The user of a session token, with the token; 211 when no user holds it.

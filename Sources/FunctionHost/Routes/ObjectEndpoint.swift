@@ -14,6 +14,12 @@ struct ObjectEndpoint: Sendable {
         let inBody = body.removeValue(forKey: "fetchWhenSave") == true
         let fetchWhenSave = Self.flag(parameters["fetchWhenSave"]) || inBody
         let caller = try Self.skippingHooks(&body, caller: caller)
+        // LeanCloud's loginWithAuthData: a third-party account already linked logs its user in.
+        if className == "_User", case .object(let authData)? = body["authData"], body["username"] == nil,
+            let user = try await UserAccounts(data: data).logIn(authData: authData)
+        {
+            return JSONResponse(status: .ok, user)
+        }
         let object = try await data.create(className, body: body, caller: caller)
         var headers: HTTPFields = [:]
         headers[.location] = "/\(prefix)/classes/\(className)/\(object.objectId)"

@@ -1,4 +1,5 @@
 import DataAPI
+import Hooks
 import Hummingbird
 
 /// The user API: signup (`POST /users`), `POST /login`, `GET /users/me`,
@@ -19,6 +20,9 @@ struct UserRoutes: Sendable {
                 } catch let error as DataAPIError where error.code == .internalError {
                     // The lockout is LeanCloud's code 1, but the client's doing, not a server fault.
                     throw HostError(status: .badRequest, code: 1, message: error.message)
+                } catch let error as HookError {
+                    // An onLogin hook refused: the login is unauthorized.
+                    throw HostError(status: .unauthorized, code: error.code, message: error.message)
                 }
             }
         }
