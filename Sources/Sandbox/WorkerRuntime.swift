@@ -39,7 +39,7 @@ final class WorkerRuntime: Sendable {
         // Every file is first defined as a module (a syntax error is that file's alone), then
         // run in order; a file another one required has already run and is not run twice.
         var errors: [(String, ScriptError)] = []
-        var defined: [String] = []
+        var defined: [(name: String, path: String)] = []
         for file in files {
             let path = JSONValue.string(file.name).jsonString
             // The wrapper shares the file's first line, so reported lines stay the file's own.
@@ -47,16 +47,16 @@ final class WorkerRuntime: Sendable {
                 + file.source + "\n});"
             do throws(ScriptError) {
                 _ = try engine.evaluate(wrapped, file: file.name, limits: setup)
-                defined.append(path)
+                defined.append((file.name, path))
             } catch {
                 errors.append((file.name, error))
             }
         }
-        for (file, path) in zip(files.filter { file in defined.contains(JSONValue.string(file.name).jsonString) }, defined) {
+        for (name, path) in defined {
             do throws(ScriptError) {
-                _ = try engine.evaluate("__fhRequireModule(\(path)); undefined", file: file.name, limits: setup)
+                _ = try engine.evaluate("__fhRequireModule(\(path)); undefined", file: name, limits: setup)
             } catch {
-                errors.append((file.name, error))
+                errors.append((name, error))
             }
         }
         return errors
