@@ -18,6 +18,14 @@ public struct DataClient: Sendable {
         DataClient(service: service, caller: caller.withoutHooks)
     }
 
+    /// The same client with the master key: ACLs and class restrictions no longer apply. Cloud
+    /// code acts as its caller until it asks for this, as LeanEngine's `useMasterKey` does.
+    public var asMaster: DataClient {
+        var caller = caller
+        caller.isMaster = true
+        return DataClient(service: service, caller: caller)
+    }
+
     /// Creates an object; returns it as stored.
     public func create(_ className: String, _ fields: [String: JSONValue]) async throws -> StoredObject {
         try await service.create(className, body: fields, caller: caller)

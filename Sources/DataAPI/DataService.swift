@@ -10,6 +10,11 @@ public struct DataService: Sendable {
     /// Whether clients may query `_User` (closed by default, as on LeanCloud: a client finds
     /// users only through the master key or cloud code).
     public var openUserQueries = false
+    /// The ACL an object of a class gets when its creator gives none, by class name. The key
+    /// `creator` in one stands for the user who creates the object (and is dropped when nobody
+    /// is signed in): `{"*": {"read": true}, "creator": {"write": true}}` is LeanCloud's
+    /// "everyone reads, the creator writes".
+    public var defaultACLs: [String: JSONValue] = [:]
 
     /// Creates a service over a storage engine; `knownClass` answers pointer-target checks.
     public init(storage: any StorageEngine, knownClass: @escaping @Sendable (String) -> Bool) {
@@ -32,6 +37,7 @@ public struct DataService: Sendable {
             fields = Self.writable(event.object)
             context = event.context
         }
+        if fields["ACL"] == nil, let acl = defaultACL(for: className, creator: caller.userId) { fields["ACL"] = acl }
         // After the hook, which sees the password as the client sent it (as LeanEngine's do).
         if className == "_User" { try await prepareUser(&fields, id: nil, caller: caller) }
         if className == "_Role" { try await checkRoleName(fields) }
@@ -114,6 +120,7 @@ public struct DataService: Sendable {
         _ className: String, id: String, include: [String] = [], caller: Caller
     ) async throws -> StoredObject? {
         try checkClassName(className)
+        try checkInternal(className, caller: caller)
         try await checkIncludes(include, of: className)
         let identities = try await identities(of: caller)
         // An object the caller may not read is answered as one that doesn't exist.
@@ -131,6 +138,7 @@ public struct DataService: Sendable {
         objects: [StoredObject], count: Int?
     ) {
         try checkClassName(query.className)
+        try checkInternal(query.className, caller: caller)
         if query.className == "_User", !caller.isMaster, !openUserQueries {
             throw DataAPIError(.operationForbidden, "Users can't be queried by clients: use the master key or cloud code.")
         }
@@ -188,6 +196,13 @@ public struct DataService: Sendable {
         return (objects, objects.count == limit ? objects.last?.objectId : nil)
     }
 
+    /// The class's default ACL with `creator` made the user's id.
+    private func defaultACL(for className: String, creator: String?) -> JSONValue? {
+        guard case .object(var acl)? = defaultACLs[className] else { return nil }
+        if let rights = acl.removeValue(forKey: "creator"), let creator { acl[creator] = rights }
+        return .object(acl)
+    }
+
     /// The hooks to run for an operation, nil when none is registered or the caller skips it.
     private func hooks(_ kind: HookKind, _ className: String, _ caller: Caller) -> (any WriteHooks)? {
         guard let hooks, !caller.skippedHooks.contains(kind), hooks.hasHook(kind, for: className, caller: caller) else {
@@ -234,6 +249,13 @@ public struct DataService: Sendable {
             throw DataAPIError(
                 .invalidClassName,
                 "Invalid class name '\(className)': use letters, digits and _, starting with a letter.")
+        }
+    }
+
+    /// The host's own classes (codes, outbox) are the master key's alone.
+    private func checkInternal(_ className: String, caller: Caller) throws(DataAPIError) {
+        if !caller.isMaster, Names.internalClasses.contains(className) {
+            throw DataAPIError(.operationForbidden, "\(className) is read with the master key only.")
         }
     }
 

@@ -23,10 +23,16 @@ public enum FunctionHostServer {
         // Every route and data API uses the hooked service: no write path can miss a hook.
         var plain = DataService(sqlite: storage)
         plain.openUserQueries = configuration.openUserQueries
+        plain.defaultACLs = configuration.defaultACLs
         let hooks = HookDispatcher(
             service: plain, registry: functions.hooks, limits: configuration.hookLimits,
             logger: logger, onAfterFailure: configuration.onAfterHookFailure)
         let data = hooks.hookedService
+        if configuration.messageSender == nil {
+            configuration.messageSender =
+                configuration.messageWebhook.map { WebhookSender(url: $0, hookKey: configuration.keys.hookKey) }
+                ?? OutboxSender(data: data, logger: logger)
+        }
         let router = makeRouter(configuration: configuration, data: data)
         return Application(
             router: router,
@@ -50,13 +56,20 @@ public enum FunctionHostServer {
             middleware: AuthMiddleware(
                 authenticator: Authenticator(keys: configuration.keys), bodyLimit: configuration.maxBodySize, data: data))
         EngineRoutes().register(on: router)
-        let endpoint = ObjectEndpoint(data: data)
+        var accounts = UserAccounts(data: data, now: configuration.clock)
+        accounts.codeLimits = configuration.verification.limits
+        let verification = UserVerification(
+            data: data, sender: configuration.messageSender ?? OutboxSender(data: data, logger: Logger(label: "functionhost")),
+            settings: configuration.verification, now: configuration.clock)
+        let endpoint = ObjectEndpoint(data: data, verification: verification, publicURL: configuration.publicURL)
         for prefix in ["1", "1.1"] {
             let group = router.group(RouterPath(prefix))
             ObjectRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
             BatchRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
-            UserRoutes(endpoint: endpoint, accounts: UserAccounts(data: data, now: configuration.clock))
-                .register(on: group, prefix: prefix)
+            UserRoutes(endpoint: endpoint, accounts: accounts).register(on: group, prefix: prefix)
+            VerificationRoutes(verification: verification, accounts: accounts, publicURL: configuration.publicURL)
+                .register(on: group)
+            VerificationPages(verification: verification).register(on: group)
             ClassAliasRoutes(endpoint: endpoint, path: "roles", className: "_Role").register(on: group, prefix: prefix)
             ScanRoutes(data: data).register(on: group)
             CloudQueryRoutes(data: data).register(on: group)

@@ -121,7 +121,9 @@ public final class HookDispatcher: WriteHooks {
                 code: 142,
                 message: "Hooks nested more than \(limits.maxDepth) deep: the \(kind.rawValue) hook of \(event.className) was not run. Do hooks write each other's classes?")
         }
-        let caller = Caller(isMaster: true, environment: event.caller.environment, user: event.caller.user, hookDepth: depth)
+        // The hook's data API acts as the request's caller; `data.asMaster` when it needs more.
+        let caller = Caller(
+            isMaster: event.caller.isMaster, environment: event.caller.environment, user: event.caller.user, hookDepth: depth)
         var logger = logger
         logger[metadataKey: "hook"] = .string(kind.rawValue)
         logger[metadataKey: "class"] = .string(event.className)

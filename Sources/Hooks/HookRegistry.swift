@@ -90,4 +90,17 @@ public struct HookRegistry: Sendable {
     public mutating func afterFind(_ className: String, _ handler: @escaping Handler) {
         define(.afterFind, className, handler)
     }
+    /// Registers the `onLogin` hook: runs before a login completes; a throw refuses it.
+    public mutating func onLogin(_ handler: @escaping Handler) {
+        define(.onLogin, "_User", handler)
+    }
+    /// Registers an `onVerified` hook for `sms` or `email`: runs after the user verified it.
+    public mutating func onVerified(_ channel: String, _ handler: @escaping Handler) {
+        precondition(channel == "sms" || channel == "email", "onVerified takes 'sms' or 'email'.")
+        define(.onVerified, channel, handler)
+    }
+    /// Registers the `onAuthData` hook: may change `request.object["authData"]`, or throw to refuse it.
+    public mutating func onAuthData(_ handler: @escaping Handler) {
+        define(.onAuthData, "_User", handler)
+    }
 }

@@ -36,7 +36,8 @@ public struct HookRequest: Sendable {
     public let deadline: ContinuousClock.Instant
     /// A logger tagged with the hook's kind and class.
     public let logger: Logger
-    /// The data API, as the master key, one hook deeper than the request: its writes run hooks
-    /// (use `data.withoutHooks` to save this very object without running them again).
+    /// The data API, acting as the request's caller (its user's ACL rights; `data.asMaster` for
+    /// the master key), one hook deeper than the request: its writes run hooks (use
+    /// `data.withoutHooks` to save this very object without running them again).
     public let data: DataClient
 }

@@ -82,7 +82,10 @@ enum CloudCodeBootstrap {
           functions[name] = { fn: fn, options: { hook: kind, className: className } };
         };
       });
-      AV.Cloud.onVerified = function (type, fn) { functions['__on_verified_' + type] = { fn: fn, options: { hook: 'onVerified', className: type } }; };
+      AV.Cloud.onVerified = function (type, fn) {
+        if ((type !== 'sms' && type !== 'email') || typeof fn !== 'function') throw new TypeError("AV.Cloud.onVerified('sms'|'email', fn)");
+        functions['__on_verified_' + type] = { fn: fn, options: { hook: 'onVerified', className: type } };
+      };
       AV.Cloud.onLogin = function (fn) { functions['__on_login__User'] = { fn: fn, options: { hook: 'onLogin', className: '_User' } }; };
       AV.Cloud.onAuthData = function (fn) { functions['__on_authdata__User'] = { fn: fn, options: { hook: 'onAuthData', className: '_User' } }; };
       AV.Cloud.useMasterKey = function () { AV._useMasterKey = true; };
@@ -230,8 +233,12 @@ enum CloudCodeBootstrap {
           for (var key in request.object) parameters[key] = request.object[key];
           request.query = AV.Query && AV.Query.fromJSON ? AV.Query.fromJSON(parameters) : parameters;
           if (kind === 'afterFind') request.objects = (request.results || []).map(function (json) { return objectFrom(className, json); });
+        } else if (kind === 'onAuthData') {
+          // LeanEngine's shape: request.authData, and the hook returns the providers to use.
+          request.authData = request.object ? request.object.authData : null;
         } else {
-          request.object = objectFrom(className, request.object);
+          // onVerified's "class" is its channel (sms, email); its object is the user.
+          request.object = objectFrom(kind === 'onVerified' ? '_User' : className, request.object);
           request.original = objectFrom(className, request.original);
           if (request.object) {
             request.object.updatedKeys = request.updatedKeys || [];
@@ -242,8 +249,11 @@ enum CloudCodeBootstrap {
         delete request.results;
         return request;
       }
-      function hookAnswer(request) {
+      function hookAnswer(request, value) {
         var kind = request.kind;
+        if (kind === 'onAuthData') {
+          return { object: { authData: value !== undefined && value !== null ? value : request.authData }, context: request.context };
+        }
         if (kind === 'beforeFind') {
           var query = request.query;
           return { object: query && typeof query.toJSON === 'function' ? query.toJSON() : query, context: request.context };
@@ -265,7 +275,7 @@ enum CloudCodeBootstrap {
             if (request.currentUser && AV.User && AV.User._fromServer) request.currentUser = AV.User._fromServer(request.currentUser);
           }
           var out = invokeLocal(name, request);
-          var done = mode === 'hook' ? function () { settle(id, true, hookAnswer(request)); } : function (v) { settle(id, true, v); };
+          var done = mode === 'hook' ? function (v) { settle(id, true, hookAnswer(request, v)); } : function (v) { settle(id, true, v); };
           if (out && typeof out.then === 'function') {
             out.then(done, function (e) { settle(id, false, e); });
           } else {

@@ -18,18 +18,29 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
     case afterFind
     /// Before a login completes (class `_User`): may refuse it.
     case onLogin
+    /// After a user verified a phone number or an email address; its "class" is the channel,
+    /// `sms` or `email`, as LeanEngine names it.
+    case onVerified
+    /// Before a third-party `authData` is used to sign up, log in or link (class `_User`): may
+    /// check it (a throw refuses) or rewrite it.
+    case onAuthData
 
     /// Whether it runs before the operation (and can change or stop it).
     public var isBefore: Bool {
         switch self {
-        case .beforeSave, .beforeUpdate, .beforeDelete, .beforeFind, .onLogin: true
+        case .beforeSave, .beforeUpdate, .beforeDelete, .beforeFind, .onLogin, .onAuthData: true
         default: false
         }
     }
 
     /// LeanEngine's function name for this hook of a class (`__before_save_for_Todo`).
     public func functionName(for className: String) -> String {
-        if self == .onLogin { return "__on_login_\(className)" }
+        switch self {
+        case .onLogin: return "__on_login_\(className)"
+        case .onVerified: return "__on_verified_\(className)"
+        case .onAuthData: return "__on_authdata_\(className)"
+        default: break
+        }
         let words = rawValue.reduce(into: "") { name, letter in
             if letter.isUppercase { name += "_" + letter.lowercased() } else { name.append(letter) }
         }

@@ -16,3 +16,24 @@ extension DataAPIError.Code {
     /// 214: the mobile phone number is taken.
     public static let mobilePhoneTaken = Self(rawValue: 214)
 }
+
+extension DataAPIError.Code {
+    /// 125: an invalid email address.
+    public static let invalidEmail = Self(rawValue: 125)
+    /// 127: an invalid mobile phone number.
+    public static let invalidMobilePhone = Self(rawValue: 127)
+    /// 204: the email address is missing.
+    public static let emailMissing = Self(rawValue: 204)
+    /// 205: no user has this email address.
+    public static let emailNotFound = Self(rawValue: 205)
+    /// 212: the mobile phone number is missing.
+    public static let mobilePhoneMissing = Self(rawValue: 212)
+    /// 213: no user has this mobile phone number.
+    public static let mobilePhoneNotFound = Self(rawValue: 213)
+    /// 601: codes are requested for this number or address too often.
+    public static let codeRequestedTooOften = Self(rawValue: 601)
+    /// 602: the message could not be sent.
+    public static let messageNotSent = Self(rawValue: 602)
+    /// 603: the code is wrong, used or expired.
+    public static let invalidCode = Self(rawValue: 603)
+}

@@ -19,3 +19,14 @@ extension DataService {
         return .object(json)
     }
 }
+
+extension DataService {
+    /// The user whose `field` (`username`, `email`, `mobilePhoneNumber`, `authData.x.uid`)
+    /// equals `value`; nil when none does.
+    public func user(where field: String, equals value: String) async throws -> StoredObject? {
+        guard try await storage.classExists("_User") else { return nil }
+        var query = ObjectQuery(className: "_User", limit: 1)
+        query.predicate = try QueryPredicate(where: [field: .string(value)])
+        return try await storage.find(query).first
+    }
+}

@@ -16,7 +16,8 @@ extension DataService {
                 throw DataAPIError(.readOnlyField, "\(field) is set by the server.")
             }
         }
-        let hasAuthData = try await prepareAuthData(&body, id: id)
+        let hasAuthData = try await prepareAuthData(&body, id: id, caller: caller)
+        try await resetVerification(&body, id: id, caller: caller)
         if id == nil {
             // A user signing up with a third-party account (or anonymously) gets a username.
             if hasAuthData, body["username"] == nil { body["username"] = .string(Self.newSessionToken()) }
@@ -74,11 +75,12 @@ extension DataService {
     /// Checks `authData` (`{provider: {uid|openid|id, ...}}`), merges it into the user's
     /// existing providers on an update (`{provider: null}` unlinks one), and refuses an account
     /// already linked to another user (137). Returns whether the body carries authData.
-    private func prepareAuthData(_ body: inout [String: JSONValue], id: String?) async throws -> Bool {
+    private func prepareAuthData(_ body: inout [String: JSONValue], id: String?, caller: Caller) async throws -> Bool {
         guard let value = body["authData"] else { return false }
-        guard case .object(let providers) = value else {
+        guard case .object(var providers) = value else {
             throw DataAPIError(.incorrectType, "authData must be an object of providers.")
         }
+        providers = try await checkAuthData(providers, caller: caller)
         var merged: [String: JSONValue] = [:]
         if let id, case .object(let stored)? = try await storage.fetch("_User", id: id)?.fields["authData"] { merged = stored }
         for (provider, data) in providers {
@@ -100,3 +102,34 @@ extension DataService {
         return true
     }
 }
+
+extension DataService {
+    /// Runs the `onAuthData` hook (unless the caller skips it) over the providers of an
+    /// `authData`: it may refuse them by throwing, or hand back others (a code exchanged for an
+    /// openid, say). Without a hook, the providers are returned as they came.
+    public func checkAuthData(_ providers: [String: JSONValue], caller: Caller) async throws -> [String: JSONValue] {
+        guard let hooks, !caller.skippedHooks.contains(.onAuthData), hooks.hasHook(.onAuthData, for: "_User", caller: caller)
+        else { return providers }
+        let event = try await hooks.runBefore(
+            .onAuthData, HookEvent(className: "_User", object: ["authData": .object(providers)], caller: caller))
+        guard case .object(let checked)? = event.object["authData"] else {
+            throw DataAPIError(.incorrectType, "The onAuthData hook must give back an object of providers.")
+        }
+        return checked
+    }
+
+    /// A new user's email and phone start unverified, and so does an address or number a user
+    /// changes to: only the verification flows (or the master key) make them verified.
+    func resetVerification(_ body: inout [String: JSONValue], id: String?, caller: Caller) async throws {
+        let pairs = [("email", "emailVerified"), ("mobilePhoneNumber", "mobilePhoneVerified")]
+        guard pairs.contains(where: { body[$0.0]?.stringValue?.isEmpty == false }) else { return }
+        var stored: StoredObject?
+        if let id { stored = try await storage.fetch("_User", id: id) }
+        for (field, flag) in pairs {
+            guard let value = body[field], value.stringValue?.isEmpty == false, stored?.fields[field] != value else { continue }
+            if caller.isMaster, body[flag] != nil { continue }
+            body[flag] = false
+        }
+    }
+}
+

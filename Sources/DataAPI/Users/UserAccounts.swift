@@ -16,15 +16,29 @@ public struct UserAccounts: Sendable {
     static let lockedMessage =
         "You have exceeded the maximum number of login attempts, please try again later, or consider resetting your password."
 
+    /// How often verification codes may be guessed (for logins by SMS code).
+    public var codeLimits = VerificationCodes.Limits()
+
     /// Creates the accounts over a data service.
     public init(data: DataService, now: @escaping @Sendable () -> Date = { Date() }) {
         self.data = data
         self.now = now
     }
 
-    /// Logs in by `username`, `email` or `mobilePhoneNumber` with `password`; returns the user's
-    /// REST JSON with its `sessionToken`.
-    public func logIn(_ body: [String: JSONValue]) async throws -> JSONValue {
+    private var codes: VerificationCodes { VerificationCodes(data: data, now: now, limits: codeLimits) }
+
+    /// Logs in by `username`, `email` or `mobilePhoneNumber` with `password`, or by
+    /// `mobilePhoneNumber` with an `smsCode` from `requestLoginSmsCode`; returns the user's REST
+    /// JSON with its `sessionToken`.
+    public func logIn(_ body: [String: JSONValue], caller: Caller = .master) async throws -> JSONValue {
+        if let code = body["smsCode"]?.stringValue {
+            let phone = body["mobilePhoneNumber"]?.stringValue ?? ""
+            try UserVerification.checkPhone(phone)
+            guard let user = try await data.user(where: "mobilePhoneNumber", equals: phone) else {
+                throw DataAPIError(.mobilePhoneNotFound, "Could not find a user with this mobile phone number.")
+            }
+            return try await logIn(user, smsCode: code, purpose: .login, caller: caller)
+        }
         guard let password = body["password"]?.stringValue, !password.isEmpty else {
             throw DataAPIError(.passwordMissing, "Password is missing or empty.")
         }
@@ -33,30 +47,88 @@ public struct UserAccounts: Sendable {
         else {
             throw DataAPIError(.usernameMissing, "Username is missing or empty.")
         }
-        guard let user = try await find(field, equalTo: .string(value)) else {
+        guard let user = try await data.user(where: field, equals: value) else {
             throw DataAPIError(.userNotFound, "Could not find user.")
         }
-        let failures = user.fields["_failedLogins"]?.arrayValue?.compactMap(\.doubleValue) ?? []
-        let time = now().timeIntervalSince1970
-        if Self.isLocked(failures, at: time) { throw DataAPIError(.internalError, Self.lockedMessage) }
+        try checkNotLocked(user)
         guard let stored = user.fields["password"]?.stringValue, PasswordHasher.verify(password, against: stored) else {
-            // Only the failures that can still count are kept.
-            let recent = (failures + [time]).filter { $0 > time - Self.window }
-            _ = try await write(user.objectId, ["_failedLogins": .array(recent.map(JSONValue.double))])
+            try await recordFailure(of: user)
             throw DataAPIError(.passwordMismatch, "The username and password mismatch.")
         }
-        if !failures.isEmpty { _ = try await write(user.objectId, ["_failedLogins": ["__op": "Delete"]]) }
-        try await runOnLogin(user)
+        return try await complete(user, setting: [:], caller: caller)
+    }
+
+    /// LeanCloud's `usersByMobilePhone`: the user with this phone number logged in with a code
+    /// from `requestSmsCode`, signed up first (username = the number) when no user has it.
+    /// Returns the user with its session, and whether it was created.
+    public func signUpOrLogIn(phone: String, smsCode: String, password: String?, caller: Caller) async throws -> (
+        user: JSONValue, created: Bool
+    ) {
+        try UserVerification.checkPhone(phone)
+        if let user = try await data.user(where: "mobilePhoneNumber", equals: phone) {
+            return (try await logIn(user, smsCode: smsCode, purpose: .sms, caller: caller), false)
+        }
+        _ = try await codes.redeem(.sms, code: smsCode, target: phone)
+        var body: [String: JSONValue] = [
+            "username": .string(phone), "mobilePhoneNumber": .string(phone), "mobilePhoneVerified": true,
+        ]
+        if let password, !password.isEmpty { body["password"] = .string(password) }
+        // The server signs the user up (it sets the verified flag), in the caller's environment,
+        // so that environment's beforeSave and afterSave hooks of _User run.
+        let signup = Caller(isMaster: true, environment: caller.environment, hookDepth: caller.hookDepth)
+        let user = try await data.create("_User", body: body, caller: signup)
+        return (Self.withSession(user), true)
+    }
+
+    /// A login with an SMS code: a wrong code counts as a failed login, as a wrong password does.
+    private func logIn(
+        _ user: StoredObject, smsCode: String, purpose: VerificationCodes.Purpose, caller: Caller
+    ) async throws -> JSONValue {
+        try checkNotLocked(user)
+        let phone = user.fields["mobilePhoneNumber"]?.stringValue ?? ""
+        do {
+            _ = try await codes.redeem(purpose, code: smsCode, target: phone)
+        } catch let error as DataAPIError where error.code == .invalidCode {
+            try await recordFailure(of: user)
+            throw error
+        }
+        // The code reached the phone: the number is verified.
+        let verified: [String: JSONValue] = user.fields["mobilePhoneVerified"] == true ? [:] : ["mobilePhoneVerified": true]
+        return try await complete(user, setting: verified, caller: caller)
+    }
+
+    /// Ends a successful login: failures forgotten, `onLogin` asked, the session returned.
+    private func complete(_ user: StoredObject, setting fields: [String: JSONValue], caller: Caller) async throws -> JSONValue {
+        var fields = fields
+        if user.fields["_failedLogins"] != nil { fields["_failedLogins"] = ["__op": "Delete"] }
+        let user = fields.isEmpty ? user : try await write(user.objectId, fields)
+        try await runOnLogin(user, caller: caller)
         return Self.withSession(user)
+    }
+
+    private func checkNotLocked(_ user: StoredObject) throws {
+        let failures = user.fields["_failedLogins"]?.arrayValue?.compactMap(\.doubleValue) ?? []
+        if Self.isLocked(failures, at: now().timeIntervalSince1970) {
+            throw DataAPIError(.internalError, Self.lockedMessage)
+        }
+    }
+
+    private func recordFailure(of user: StoredObject) async throws {
+        let failures = user.fields["_failedLogins"]?.arrayValue?.compactMap(\.doubleValue) ?? []
+        let time = now().timeIntervalSince1970
+        // Only the failures that can still count are kept.
+        let recent = (failures + [time]).filter { $0 > time - Self.window }
+        _ = try await write(user.objectId, ["_failedLogins": .array(recent.map(JSONValue.double))])
     }
 
     /// LeanCloud's `loginWithAuthData`: the user linked to this `authData` (for its first
     /// provider), logged in; nil when no user is linked yet (the caller then signs one up).
-    public func logIn(authData: [String: JSONValue]) async throws -> JSONValue? {
+    public func logIn(authData: [String: JSONValue], caller: Caller = .master) async throws -> JSONValue? {
         for (provider, data) in authData.sorted(by: { $0.key < $1.key }) {
             guard let (key, uid) = DataService.authDataIdentity(data) else { continue }
-            if let user = try await find("authData.\(provider).\(key)", equalTo: .string(uid)) {
-                try await runOnLogin(user)
+            if let user = try await self.data.user(where: "authData.\(provider).\(key)", equals: uid) {
+                try checkNotLocked(user)
+                try await runOnLogin(user, caller: caller)
                 return Self.withSession(user)
             }
         }
@@ -64,8 +136,8 @@ public struct UserAccounts: Sendable {
     }
 
     /// The `onLogin` hook, which may refuse the login by throwing.
-    private func runOnLogin(_ user: StoredObject) async throws {
-        let caller = Caller(isMaster: true, user: .object(user.restJSON()))
+    private func runOnLogin(_ user: StoredObject, caller request: Caller) async throws {
+        let caller = Caller(isMaster: true, environment: request.environment, user: .object(user.restJSON()))
         guard let hooks = data.hooks, hooks.hasHook(.onLogin, for: "_User", caller: caller) else { return }
         _ = try await hooks.runBefore(.onLogin, HookEvent(className: "_User", object: user.restJSON(), caller: caller))
     }
@@ -117,13 +189,6 @@ public struct UserAccounts: Sendable {
     static func isLocked(_ failures: [Double], at time: Double) -> Bool {
         guard let last = failures.max(), time < last + window else { return false }
         return failures.filter { $0 > last - window }.count > allowedFailures
-    }
-
-    private func find(_ field: String, equalTo value: JSONValue) async throws -> StoredObject? {
-        guard try await data.storage.classExists("_User") else { return nil }
-        var query = ObjectQuery(className: "_User", limit: 1)
-        query.predicate = try QueryPredicate(where: [field: value])
-        return try await data.storage.find(query).first
     }
 
     /// The server's own writes to a user: as the master key, running no hooks.

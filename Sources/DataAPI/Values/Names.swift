@@ -1,7 +1,13 @@
 /// The rules for class and field names.
 public enum Names {
     /// System classes with a leading underscore that the server defines.
-    public static let systemClasses: Set<String> = ["_User", "_Role", "_File", "_Installation", "_Session"]
+    public static let systemClasses: Set<String> = [
+        "_User", "_Role", "_File", "_Installation", "_Session", "_VerificationCode", "_Outbox",
+    ]
+
+    /// System classes the host keeps for itself (verification codes, the message outbox): only
+    /// the master key reads or writes them.
+    public static let internalClasses: Set<String> = ["_VerificationCode", "_Outbox"]
 
     /// Fields that carry transport information in request bodies (browser SDKs tunnel method,
     /// keys and session this way); they are never stored.

@@ -1,3 +1,4 @@
+public import DataAPI
 public import Foundation
 public import Hooks
 
@@ -30,6 +31,19 @@ public struct HostConfiguration: Sendable {
     /// Where each environment's cloud code may send HTTP requests, keyed by environment name
     /// (`production`, `staging`); an environment without a policy may reach no host.
     public var outbound: [String: OutboundPolicy] = [:]
+    /// How verification codes and links behave (lifetimes, rate limits, what a signup is sent).
+    public var verification = UserVerification.Settings()
+    /// Where verification messages go; nil keeps them in the outbox (`_Outbox`), or posts them
+    /// to `messageWebhook` when one is set.
+    public var messageSender: (any MessageSender)?
+    /// A URL each verification message is POSTed to, as JSON.
+    public var messageWebhook: URL?
+    /// The address the links in emails start with (`https://api.example.com`); nil takes the
+    /// request's `Host`.
+    public var publicURL: String?
+    /// The ACL objects of a class get when their creator gives none (`creator` stands for the
+    /// creating user): `["Todo": ["*": ["read": true], "creator": ["write": true]]]`.
+    public var defaultACLs: [String: JSONValue] = [:]
 
     /// Creates a configuration; only the keys and data directory have no default.
     public init(

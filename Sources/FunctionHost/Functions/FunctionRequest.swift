@@ -24,8 +24,9 @@ public struct FunctionRequest: Sendable {
     public var logger: Logger
     /// When the call must have answered.
     public var deadline: ContinuousClock.Instant
-    /// The data API, acting with the master key: create, fetch, update, delete and query objects
-    /// through the same service the REST routes use.
+    /// The data API, acting as the caller (its user's ACL rights; the master key only if the
+    /// request carried it): create, fetch, update, delete and query objects through the same
+    /// service the REST routes use. `data.asMaster` acts with the master key.
     public var data: DataClient
     /// Every function of the host, for `run`.
     let functions: FunctionRegistry

@@ -50,13 +50,13 @@ struct FunctionRoutes: Sendable {
         let production = request.headers[.lcProd].map { $0 != "0" && $0 != "false" } ?? true
         let environment = production ? "production" : "staging"
         let user = entry.options.fetchesUser ? try await currentUser(sessionToken, known: caller.user) : nil
-        // Functions write as the master key (LeanEngine's useMasterKey), in the caller's
-        // environment, so their writes run that environment's hooks.
+        // Functions act as their caller (its user's ACL rights, until they ask for `asMaster`),
+        // in the caller's environment, so their writes run that environment's hooks.
         let functionRequest = FunctionRequest(
             params: params, sessionToken: sessionToken, currentUser: user, isRPC: rpc,
             remoteAddress: Self.remoteAddress(request, context), isMaster: caller.isMaster,
             environment: environment, logger: logger, deadline: .now + entry.options.timeout,
-            data: DataClient(service: data, caller: Caller(isMaster: true, environment: environment, user: user)),
+            data: DataClient(service: data, caller: Caller(isMaster: caller.isMaster, environment: environment, user: user)),
             functions: registry)
         let result = try await Self.run(entry, functionRequest, name: name)
         return JSONResponse(["result": rpc ? result : Self.plain(result)])

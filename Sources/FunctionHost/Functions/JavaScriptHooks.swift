@@ -7,8 +7,8 @@ import Sandbox
 /// Hooks registry: each becomes a handler that calls the script with the request's object and
 /// takes back the object, context or results the script left.
 enum JavaScriptHooks {
-    /// Registers one hook the code defines; kinds the Hooks module doesn't run yet
-    /// (`onVerified`, `onLogin`) are kept by the code and listed, but not registered.
+    /// Registers one hook the code defines (`onVerified`'s class is its channel, `sms` or
+    /// `email`; `onLogin`'s and `onAuthData`'s is `_User`).
     static func register(
         _ hook: CloudCode.Hook, named name: String, of code: CloudCode, into registry: inout HookRegistry,
         outbound: @escaping @Sendable (String) -> ScriptHost.Outbound, logger: Logger

@@ -17,7 +17,10 @@ struct AuthMiddleware: RouterMiddleware {
     ) async throws -> Response {
         var context = context
         context.bodyLimit = bodyLimit
-        if Self.openPaths.contains(request.uri.path) {
+        // The pages an email's link opens carry no keys: their token is the credential.
+        if Self.openPaths.contains(request.uri.path)
+            || VerificationPages.pathPrefixes.contains(where: { request.uri.path.hasPrefix($0) })
+        {
             return try await next(request, context)
         }
         // Platform-style hook calls carry the hook key instead of app keys; their route checks it.
@@ -54,6 +57,6 @@ struct AuthMiddleware: RouterMiddleware {
     static func isHookPath(_ path: String) -> Bool {
         let parts = path.split(separator: "/")
         return parts.count == 4 && (parts[0] == "1.1" || parts[0] == "1") && parts[1] == "functions"
-            && HookKind(rawValue: String(parts[3])).map(HookRoutes.kinds.contains) == true
+            && HookRoutes.hook(String(parts[2]), String(parts[3])) != nil
     }
 }

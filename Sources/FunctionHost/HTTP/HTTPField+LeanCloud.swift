@@ -23,4 +23,5 @@ extension HTTPField.Name {
     static let parseMasterKey = Self("X-Parse-Master-Key")!
     static let realIP = Self("X-Real-IP")!
     static let forwardedFor = Self("X-Forwarded-For")!
+    static let forwardedProto = Self("X-Forwarded-Proto")!
 }

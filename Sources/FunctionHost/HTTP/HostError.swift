@@ -55,6 +55,8 @@ public struct HostError: Error, Sendable {
         switch code {
         case .objectNotFound: return .notFound
         case .operationForbidden: return .forbidden
+        case .codeRequestedTooOften: return .tooManyRequests
+        case .messageNotSent: return .badGateway
         case .storageFailure, .internalError: return .internalServerError
         default: return .badRequest
         }

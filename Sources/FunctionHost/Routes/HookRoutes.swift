@@ -11,7 +11,19 @@ struct HookRoutes: Sendable {
     let hookKey: String
 
     /// The kinds a storage service calls over HTTP (find hooks are this host's own).
-    static let kinds: Set<HookKind> = [.beforeSave, .afterSave, .beforeUpdate, .afterUpdate, .beforeDelete, .afterDelete]
+    static let kinds: Set<HookKind> = [
+        .beforeSave, .afterSave, .beforeUpdate, .afterUpdate, .beforeDelete, .afterDelete, .onLogin, .onAuthData,
+        .onVerified,
+    ]
+
+    /// The hook a `functions/{first}/{second}` path names, with its class: `onVerified/sms` is
+    /// the `onVerified` hook of channel `sms`; `_User/onLogin` the `onLogin` hook of `_User`.
+    static func hook(_ first: String, _ second: String) -> (kind: HookKind, className: String)? {
+        if first == "onVerified" { return second == "sms" || second == "email" ? (.onVerified, second) : nil }
+        guard let kind = HookKind(rawValue: second), kinds.contains(kind), kind != .onVerified else { return nil }
+        if kind == .onLogin || kind == .onAuthData, first != "_User" { return nil }
+        return (kind, first)
+    }
 
     func register(on group: RouterGroup<HostRequestContext>) {
         group.post("functions/:name/:hook") { request, context in
@@ -27,12 +39,22 @@ struct HookRoutes: Sendable {
                 message: "Hook key check failed, request from \(context.remoteAddress ?? "unknown").")
         }
         // The segment shares its parameter name with `functions/:name` (one router trie).
-        let className = try context.parameters.require("name")
+        let first = try context.parameters.require("name")
         let name = try context.parameters.require("hook")
-        guard let kind = HookKind(rawValue: name), Self.kinds.contains(kind), let hooks = data.hooks else {
-            throw HostError(status: .notFound, code: 1, message: "No \(name) hook of '\(className)'.")
+        guard let (kind, className) = Self.hook(first, name), let hooks = data.hooks else {
+            throw HostError(status: .notFound, code: 1, message: "No \(name) hook of '\(first)'.")
         }
         let body = try await request.jsonObject(context: context)
+        if kind == .onAuthData {
+            guard case .object(let providers)? = body["authData"] else {
+                throw HostError(status: .badRequest, code: 107, message: "An onAuthData call needs authData.")
+            }
+            let caller = Caller(isMaster: true, environment: context.caller.environment)
+            guard hooks.hasHook(kind, for: className, caller: caller) else {
+                throw HostError(status: .notFound, code: 1, message: "No onAuthData hook of '_User'.")
+            }
+            return JSONResponse(["result": .object(try await data.checkAuthData(providers, caller: caller))])
+        }
         guard case .object(var object)? = body["object"] else {
             throw HostError(status: .badRequest, code: 107, message: "A hook call needs an object.")
         }
@@ -41,10 +63,16 @@ struct HookRoutes: Sendable {
         object["__after"] = nil
         var caller = Caller(isMaster: true, environment: context.caller.environment)
         if case .object? = body["user"] { caller.user = body["user"] }
+        // The user hooks' object is the user itself (LeanEngine's request.currentUser).
+        if kind == .onLogin || kind == .onVerified { caller.user = .object(object) }
         guard hooks.hasHook(kind, for: className, caller: caller) else {
             throw HostError(status: .notFound, code: 1, message: "No \(name) hook of '\(className)'.")
         }
         let event = HookEvent(className: className, object: object, updatedKeys: updatedKeys, caller: caller)
+        if kind == .onLogin {
+            _ = try await hooks.runBefore(kind, event)
+            return JSONResponse(["result": "ok"])
+        }
         guard kind.isBefore else {
             await hooks.runAfter(kind, event)
             return JSONResponse(["result": "ok"])

@@ -1,26 +1,46 @@
 import DataAPI
 import Hummingbird
+import Logging
 
 /// The object operations of the REST API, shared by the `/classes` routes and `/batch`, so a
 /// request means the same thing whichever way it arrives.
 struct ObjectEndpoint: Sendable {
     let data: DataService
+    /// What a new user is sent (verification link or code), when the settings say so.
+    var verification: UserVerification?
+    /// The address links in emails start with; nil takes it from the request's `Host`.
+    var publicURL: String?
+    /// Where failures to send signup messages are logged.
+    var logger = Logger(label: "functionhost")
 
     func create(
-        _ className: String, body: [String: JSONValue], parameters: [String: String], caller: Caller, prefix: String
+        _ className: String, body: [String: JSONValue], parameters: [String: String], caller: Caller, prefix: String,
+        linkBase: String? = nil
     ) async throws -> JSONResponse {
         var body = body
         // Both places are read (and the body key always removed): SDKs put it in either.
         let inBody = body.removeValue(forKey: "fetchWhenSave") == true
         let fetchWhenSave = Self.flag(parameters["fetchWhenSave"]) || inBody
-        let caller = try Self.skippingHooks(&body, caller: caller)
-        // LeanCloud's loginWithAuthData: a third-party account already linked logs its user in.
-        if className == "_User", case .object(let authData)? = body["authData"], body["username"] == nil,
-            let user = try await UserAccounts(data: data).logIn(authData: authData)
-        {
-            return JSONResponse(status: .ok, user)
+        var caller = try Self.skippingHooks(&body, caller: caller)
+        if className == "_User", case .object(var authData)? = body["authData"] {
+            // onAuthData checks (or rewrites) the providers once, before they are looked up.
+            authData = try await data.checkAuthData(authData, caller: caller)
+            body["authData"] = .object(authData)
+            caller.skippedHooks.insert(.onAuthData)
+            // LeanCloud's loginWithAuthData: a third-party account already linked logs its user in.
+            if body["username"] == nil, let user = try await UserAccounts(data: data).logIn(authData: authData, caller: caller) {
+                return JSONResponse(status: .ok, user)
+            }
         }
         let object = try await data.create(className, body: body, caller: caller)
+        if className == "_User", let verification {
+            do {
+                try await verification.sendSignupMessages(to: object, linkBase: linkBase ?? publicURL ?? "http://localhost")
+            } catch {
+                // The user exists either way; they can ask for the message again.
+                logger.error("Signup message to user \(object.objectId) not sent: \(error)")
+            }
+        }
         var headers: HTTPFields = [:]
         headers[.location] = "/\(prefix)/classes/\(className)/\(object.objectId)"
         var json: [String: JSONValue] = ["objectId": .string(object.objectId), "createdAt": .string(object.createdAt)]

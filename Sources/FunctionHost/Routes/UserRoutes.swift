@@ -16,7 +16,7 @@ struct UserRoutes: Sendable {
                 var request = request
                 let body = try await request.jsonObject(context: context)
                 do {
-                    return JSONResponse(try await accounts.logIn(body))
+                    return JSONResponse(try await accounts.logIn(body, caller: context.caller))
                 } catch let error as DataAPIError where error.code == .internalError {
                     // The lockout is LeanCloud's code 1, but the client's doing, not a server fault.
                     throw HostError(status: .badRequest, code: 1, message: error.message)

@@ -1,0 +1,112 @@
+import DataAPI
+import Hummingbird
+
+/// LeanCloud's verification API: codes by SMS (`requestMobilePhoneVerify`,
+/// `verifyMobilePhone/{code}`, `requestPasswordResetBySmsCode`, `resetPasswordBySmsCode/{code}`,
+/// `requestLoginSmsCode`, `requestSmsCode`, `verifySmsCode/{code}`, `usersByMobilePhone`,
+/// `requestChangePhoneNumber`, `changePhoneNumber`) and links by email (`requestEmailVerify`,
+/// `requestPasswordReset`). Each answers `{}` on success.
+struct VerificationRoutes: Sendable {
+    let verification: UserVerification
+    let accounts: UserAccounts
+    /// The address links in emails start with; nil takes it from the request's `Host`.
+    let publicURL: String?
+
+    func register(on group: RouterGroup<HostRequestContext>) {
+        post(group, "requestEmailVerify") { body, request, _ in
+            try await verification.requestEmailVerify(Self.text(body, "email"), linkBase: linkBase(request))
+        }
+        post(group, "requestPasswordReset") { body, request, _ in
+            try await verification.requestPasswordReset(Self.text(body, "email"), linkBase: linkBase(request))
+        }
+        post(group, "requestMobilePhoneVerify") { body, _, _ in
+            try await verification.requestMobilePhoneVerify(Self.text(body, "mobilePhoneNumber"))
+        }
+        post(group, "verifyMobilePhone/:code") { body, _, context in
+            try await verification.verifyMobilePhone(
+                code: try context.parameters.require("code"), phone: body["mobilePhoneNumber"]?.stringValue,
+                caller: context.caller)
+        }
+        post(group, "requestPasswordResetBySmsCode") { body, _, _ in
+            try await verification.requestPasswordResetBySmsCode(Self.text(body, "mobilePhoneNumber"))
+        }
+        for method in [HTTPRequest.Method.put, .post] {
+            group.on("resetPasswordBySmsCode/:code", method: method) { request, context in
+                var request = request
+                let body = try await request.jsonObject(context: context)
+                try await verification.resetPasswordBySmsCode(
+                    code: try context.parameters.require("code"), phone: Self.text(body, "mobilePhoneNumber"),
+                    password: Self.text(body, "password"), caller: context.caller)
+                return JSONResponse([:])
+            }
+        }
+        post(group, "requestLoginSmsCode") { body, _, _ in
+            try await verification.requestLoginSmsCode(Self.text(body, "mobilePhoneNumber"))
+        }
+        post(group, "requestSmsCode") { body, _, _ in
+            try await verification.requestSmsCode(
+                Self.text(body, "mobilePhoneNumber"), ttlMinutes: try Self.minutes(body["ttl"]), name: body["name"]?.stringValue,
+                operation: body["op"]?.stringValue)
+        }
+        post(group, "verifySmsCode/:code") { body, _, context in
+            try await verification.verifySmsCode(
+                code: try context.parameters.require("code"), phone: Self.text(body, "mobilePhoneNumber"))
+        }
+        post(group, "requestChangePhoneNumber") { body, _, context in
+            try await verification.requestChangePhoneNumber(
+                Self.text(body, "mobilePhoneNumber"), ttlMinutes: try Self.minutes(body["ttl"]), caller: context.caller)
+        }
+        post(group, "changePhoneNumber") { body, _, context in
+            try await verification.changePhoneNumber(
+                Self.text(body, "mobilePhoneNumber"), code: Self.text(body, "code"), caller: context.caller)
+        }
+        group.post("usersByMobilePhone") { request, context in
+            var request = request
+            let body = try await request.jsonObject(context: context)
+            let (user, created) = try await accounts.signUpOrLogIn(
+                phone: Self.text(body, "mobilePhoneNumber"), smsCode: Self.text(body, "smsCode"),
+                password: body["password"]?.stringValue, caller: context.caller)
+            return JSONResponse(status: created ? .created : .ok, user)
+        }
+    }
+
+    /// A POST route with a JSON object body that answers `{}`.
+    private func post(
+        _ group: RouterGroup<HostRequestContext>, _ path: String,
+        _ action: @escaping @Sendable ([String: JSONValue], Request, HostRequestContext) async throws -> Void
+    ) {
+        group.post(RouterPath(path)) { request, context in
+            var request = request
+            let body = try await request.jsonObject(context: context)
+            try await action(body, request, context)
+            return JSONResponse([:])
+        }
+    }
+
+    private func linkBase(_ request: Request) -> String {
+        request.linkBase(publicURL: publicURL)
+    }
+
+    /// A text member of the body; a missing one is empty, which each flow refuses with its code.
+    private static func text(_ body: [String: JSONValue], _ key: String) -> String {
+        body[key]?.stringValue ?? ""
+    }
+
+    /// A `ttl` in minutes, as LeanCloud's SMS API takes it.
+    private static func minutes(_ value: JSONValue?) throws -> Int? {
+        guard let value, value != .null else { return nil }
+        guard let minutes = value.intValue ?? value.stringValue.flatMap({ Int64($0) }) else {
+            throw DataAPIError(.incorrectType, "ttl must be a number of minutes.")
+        }
+        return Int(clamping: minutes)
+    }
+}
+
+extension Request {
+    /// Where the links in emails point: the configured public address, or this request's host.
+    func linkBase(publicURL: String?) -> String {
+        if let publicURL { return publicURL }
+        let scheme = headers[.forwardedProto] == "https" ? "https" : "http"
+        return "\(scheme)://\(head.authority ?? "localhost")"
+    }
+}
