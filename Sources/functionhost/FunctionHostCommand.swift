@@ -46,9 +46,12 @@ struct Serve: AsyncParsableCommand {
         help: "The same for staging (default: $FUNCTIONHOST_STAGING_ALLOW_HTTP, else none).")
     var stagingAllowHTTP: String?
 
+    @OptionGroup var users: UserOptions
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        // Read first, so a bad allow-list stops the command before anything is written.
+        // Read first, so a bad allow-list stops the command before anything is written (the user
+        // options check themselves in `validate`, before `run`).
         let outbound: [String: OutboundPolicy]
         do {
             outbound = [
@@ -86,6 +89,7 @@ struct Serve: AsyncParsableCommand {
             host: host, port: resolvedPort, dataDirectory: dataDirectory, functionsDirectory: functionsDirectory,
             keys: keys, functions: functions)
         configuration.outbound = outbound
+        try users.apply(to: &configuration, environment: environment)
         try await FunctionHostServer.run(configuration: configuration, logger: logger)
     }
 }

@@ -1,0 +1,58 @@
+import ArgumentParser
+import DataAPI
+import Foundation
+import FunctionHost
+
+/// The options of `serve` about users: verification messages and default ACLs.
+struct UserOptions: ParsableArguments {
+    @Option(
+        name: .customLong("public-url"),
+        help: "The address links in emails start with, e.g. https://api.example.com (default: $FUNCTIONHOST_PUBLIC_URL, else the request's Host).")
+    var publicURL: String?
+
+    @Option(
+        name: .customLong("message-webhook"),
+        help: "POST each verification SMS and email as JSON to this URL (default: $FUNCTIONHOST_MESSAGE_WEBHOOK, else the _Outbox class).")
+    var messageWebhook: String?
+
+    @Flag(name: .customLong("verify-email-on-signup"), help: "Send a verification link to each new user's email address.")
+    var verifyEmailOnSignup = false
+
+    @Flag(name: .customLong("verify-phone-on-signup"), help: "Send a verification code to each new user's mobile phone number.")
+    var verifyPhoneOnSignup = false
+
+    @Option(
+        name: .customLong("default-acl"),
+        help: #"A class's default ACL, Class={"*":{"read":true},"creator":{"write":true}}; repeatable."#)
+    var defaultACLs: [String] = []
+
+    /// Refuses a malformed webhook URL or ACL before the server starts.
+    func validate() throws {
+        var configuration = HostConfiguration(dataDirectory: "", keys: AppKeys(appId: "", appKey: "", masterKey: "", hookKey: ""))
+        try apply(to: &configuration, environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Applies the options (and their environment variables) to a configuration.
+    func apply(to configuration: inout HostConfiguration, environment: [String: String]) throws {
+        configuration.publicURL = (publicURL ?? environment["FUNCTIONHOST_PUBLIC_URL"]).map { url in
+            url.hasSuffix("/") ? String(url.dropLast()) : url
+        }
+        if let text = messageWebhook ?? environment["FUNCTIONHOST_MESSAGE_WEBHOOK"] {
+            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+                throw ValidationError("--message-webhook needs an http(s) URL, not '\(text)'.")
+            }
+            configuration.messageWebhook = url
+        }
+        configuration.verification.verifyEmailOnSignup = verifyEmailOnSignup
+        configuration.verification.verifyPhoneOnSignup = verifyPhoneOnSignup
+        for entry in defaultACLs {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, Names.isValidClassName(parts[0]),
+                case .object? = try? JSONValue(parsing: Array(parts[1].utf8))
+            else {
+                throw ValidationError("--default-acl takes Class={...ACL JSON...}, not '\(entry)'.")
+            }
+            configuration.defaultACLs[parts[0]] = try JSONValue(parsing: Array(parts[1].utf8))
+        }
+    }
+}

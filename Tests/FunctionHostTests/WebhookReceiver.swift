@@ -1,0 +1,44 @@
+import DataAPI
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Synchronization
+
+/// A loopback server standing in for an operator's message service: it keeps every JSON body
+/// POSTed to it, and answers 500 to a message whose text asks to fail.
+struct WebhookReceiver: Sendable {
+    /// The port it listens on.
+    let port: Int
+    private let received: Received
+
+    final class Received: Sendable {
+        let messages = Mutex<[JSONValue]>([])
+        let hookKeys = Mutex<[String]>([])
+    }
+
+    /// `http://127.0.0.1:<port><path>`.
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// The messages accepted so far.
+    var messages: [JSONValue] { received.messages.withLock { $0 } }
+    /// The `X-LC-Hook-Key` of each accepted message.
+    var hookKeys: [String] { received.hookKeys.withLock { $0 } }
+
+    /// Starts a receiver, runs `body` against it, stops it.
+    static func run<Value: Sendable>(_ body: @Sendable (WebhookReceiver) async throws -> Value) async throws -> Value {
+        let received = Received()
+        let router = Router()
+        router.post("messages") { request, _ -> Response in
+            let buffer = try await request.body.collect(upTo: 1 << 20)
+            let message = try JSONValue(parsing: buffer.readableBytesView)
+            if message["text"]?.stringValue?.contains("to fail") == true { return Response(status: .internalServerError) }
+            received.messages.withLock { $0.append(message) }
+            received.hookKeys.withLock { $0.append(request.headers[HTTPField.Name("X-LC-Hook-Key")!] ?? "") }
+            return Response(status: .ok)
+        }
+        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        return try await app.test(.live) { client in
+            try await body(WebhookReceiver(port: client.port!, received: received))
+        }
+    }
+}
