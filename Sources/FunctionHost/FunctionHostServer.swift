@@ -15,25 +15,26 @@ public enum FunctionHostServer {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let storage = try SQLiteStorage(path: configuration.databasePath)
         var configuration = configuration
-        var functions = configuration.functions
-        _ = try await JavaScriptFunctions.load(
-            from: configuration.functionsDirectory, into: &functions, timeout: configuration.javaScriptTimeout,
-            outbound: configuration.outbound, logger: logger)
-        configuration.functions = functions
         // Every route and data API uses the hooked service: no write path can miss a hook.
         var plain = DataService(sqlite: storage)
         plain.openUserQueries = configuration.openUserQueries
         plain.defaultACLs = configuration.defaultACLs
         let hooks = HookDispatcher(
-            service: plain, registry: functions.hooks, limits: configuration.hookLimits,
+            service: plain, registry: configuration.functions.hooks, limits: configuration.hookLimits,
             logger: logger, onAfterFailure: configuration.onAfterHookFailure)
         let data = hooks.hookedService
+        // Each environment loads the version it runs (the functions directory, at first start).
+        let environments = Environments(
+            base: configuration.functions, hooks: hooks,
+            settings: .init(timeout: configuration.javaScriptTimeout, outbound: configuration.outbound, logger: logger))
+        let deployer = Deployer(store: DeployStore(data: data), environments: environments)
+        try await deployer.start(functionsDirectory: configuration.functionsDirectory)
         if configuration.messageSender == nil {
             configuration.messageSender =
                 configuration.messageWebhook.map { WebhookSender(url: $0, hookKey: configuration.keys.hookKey) }
                 ?? OutboxSender(data: data, logger: logger)
         }
-        let router = makeRouter(configuration: configuration, data: data)
+        let router = makeRouter(configuration: configuration, data: data, deployer: deployer)
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FunctionHost"),
@@ -46,8 +47,8 @@ public enum FunctionHostServer {
         try await app.runService()
     }
 
-    /// The router with every route and middleware, over a given data service.
-    public static func makeRouter(configuration: HostConfiguration, data: DataService) -> Router<HostRequestContext> {
+    /// The router with every route and middleware, over a given data service and deployer.
+    static func makeRouter(configuration: HostConfiguration, data: DataService, deployer: Deployer) -> Router<HostRequestContext> {
         let router = Router(context: HostRequestContext.self)
         // Order matters: CORS answers preflights first; errors are mapped for everything inside.
         router.add(middleware: LeanCloudCORSMiddleware())
@@ -73,7 +74,8 @@ public enum FunctionHostServer {
             ClassAliasRoutes(endpoint: endpoint, path: "roles", className: "_Role").register(on: group, prefix: prefix)
             ScanRoutes(data: data).register(on: group)
             CloudQueryRoutes(data: data).register(on: group)
-            FunctionRoutes(registry: configuration.functions, data: data).register(on: group)
+            FunctionRoutes(environments: deployer.environments, data: data).register(on: group)
+            DeployRoutes(deployer: deployer).register(on: group)
             HookRoutes(data: data, hookKey: configuration.keys.hookKey).register(on: group)
         }
         return router

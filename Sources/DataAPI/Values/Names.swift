@@ -2,12 +2,13 @@
 public enum Names {
     /// System classes with a leading underscore that the server defines.
     public static let systemClasses: Set<String> = [
-        "_User", "_Role", "_File", "_Installation", "_Session", "_VerificationCode", "_Outbox",
+        "_User", "_Role", "_File", "_Installation", "_Session", "_VerificationCode", "_Outbox", "_CloudCodeVersion",
+        "_EngineEnvironment",
     ]
 
     /// System classes the host keeps for itself (verification codes, the message outbox): only
     /// the master key reads or writes them.
-    public static let internalClasses: Set<String> = ["_VerificationCode", "_Outbox"]
+    public static let internalClasses: Set<String> = ["_VerificationCode", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment"]
 
     /// Fields that carry transport information in request bodies (browser SDKs tunnel method,
     /// keys and session this way); they are never stored.

@@ -20,6 +20,9 @@ public struct FunctionRequest: Sendable {
     public var isMaster: Bool
     /// The environment the call runs in: `production`, or `staging` with `X-LC-Prod: 0`.
     public var environment: String
+    /// The environment's variables (`functionhost env set`), secrets included: LeanEngine's
+    /// `process.env`.
+    public var variables: [String: String]
     /// A logger tagged with the function's name and the request id.
     public var logger: Logger
     /// When the call must have answered.

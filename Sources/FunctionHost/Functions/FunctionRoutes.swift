@@ -7,12 +7,14 @@ import Logging
 /// `/functions/{name}` (callFunction: plain JSON) and `/call/{name}` (rpc: typed values kept),
 /// answering any method, plus `GET /functions/_ops/metadatas` (master key) listing every name.
 struct FunctionRoutes: Sendable {
-    let registry: FunctionRegistry
+    /// What each environment runs.
+    let environments: Environments
     let data: DataService
 
     func register(on group: RouterGroup<HostRequestContext>) {
         group.get("functions/_ops/metadatas") { _, context in
             guard context.caller.isMaster else { throw HostError.unauthorized }
+            let registry = environments.current(context.caller.environment).registry
             // Hooks are listed under LeanEngine's names (`__before_save_for_Todo`).
             let names = (registry.names + registry.hooks.functionNames).sorted()
             return JSONResponse(["result": .array(names.map { .string($0) })])
@@ -30,6 +32,9 @@ struct FunctionRoutes: Sendable {
     private func call(_ request: Request, context: HostRequestContext, rpc: Bool) async throws -> JSONResponse {
         var request = request
         let name = try context.parameters.require("name")
+        // The environment's code as it is now: a deploy during the call doesn't change it.
+        let live = environments.current(context.caller.environment)
+        let registry = live.registry
         guard let entry = registry.entries[name] else {
             throw HostError(status: .notFound, code: 1, message: "No such cloud function '\(name)'.")
         }
@@ -47,15 +52,14 @@ struct FunctionRoutes: Sendable {
         }
         var logger = context.logger
         logger[metadataKey: "function"] = .string(name)
-        let production = request.headers[.lcProd].map { $0 != "0" && $0 != "false" } ?? true
-        let environment = production ? "production" : "staging"
+        let environment = caller.environment
         let user = entry.options.fetchesUser ? try await currentUser(sessionToken, known: caller.user) : nil
         // Functions act as their caller (its user's ACL rights, until they ask for `asMaster`),
         // in the caller's environment, so their writes run that environment's hooks.
         let functionRequest = FunctionRequest(
             params: params, sessionToken: sessionToken, currentUser: user, isRPC: rpc,
             remoteAddress: Self.remoteAddress(request, context), isMaster: caller.isMaster,
-            environment: environment, logger: logger, deadline: .now + entry.options.timeout,
+            environment: environment, variables: live.variables, logger: logger, deadline: .now + entry.options.timeout,
             data: DataClient(service: data, caller: Caller(isMaster: caller.isMaster, environment: environment, user: user)),
             functions: registry)
         let result = try await Self.run(entry, functionRequest, name: name)

@@ -25,17 +25,19 @@ enum JavaScriptFunctions {
         return files.sorted { $0.0 < $1.0 }
     }
 
-    /// Loads the code and adds its functions to `registry`; load failures and name clashes are
-    /// logged, and the host starts with the rest.
+    /// Loads the code and adds its functions to `registry`; load failures (in
+    /// `code.loadErrors`) and name clashes are logged, and the rest is registered.
+    ///
+    /// - Parameter variables: the code's `process.env`.
     static func load(
-        from directory: String, into registry: inout FunctionRegistry, timeout: Duration,
-        outbound policies: [String: OutboundPolicy] = [:], logger: Logger
+        files: [(name: String, source: String)], into registry: inout FunctionRegistry, timeout: Duration,
+        outbound policies: [String: OutboundPolicy] = [:], variables: [String: String] = [:], logger: Logger
     ) async throws -> CloudCode? {
         let outbound = outboundHTTP(policies)
-        let files = files(in: directory)
         if files.isEmpty { return nil }
         let code = try await CloudCode(
-            files: files, workerCount: max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)))
+            files: files, workerCount: max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)),
+            limits: CloudCode.Limits(variables: variables.mapValues(JSONValue.string)))
         for (file, error) in code.loadErrors {
             logger.error("Cloud code \(file) failed to load: \(error)")
         }

@@ -1,0 +1,41 @@
+import Crypto
+public import DataAPI
+import Foundation
+
+/// One deployed bundle of JavaScript cloud code: immutable once made, numbered from 1.
+public struct CloudCodeVersion: Sendable, Hashable {
+    /// The version's number.
+    public var number: Int
+    /// The files, path → source.
+    public var files: [String: String]
+    /// SHA-256 over the sorted paths and sources: equal bundles have equal hashes.
+    public var hash: String
+    /// What the deployer said of it.
+    public var message: String
+    /// When it was deployed.
+    public var createdAt: String
+
+    /// The hash of a bundle of files.
+    public static func hash(of files: [String: String]) -> String {
+        var hasher = SHA256()
+        for (path, source) in files.sorted(by: { $0.key < $1.key }) {
+            // NUL separators: no two different bundles run together into the same bytes.
+            hasher.update(data: Data(path.utf8) + [0] + Data(source.utf8) + [0])
+        }
+        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The files in load order, as the sandbox takes them.
+    var sortedFiles: [(name: String, source: String)] {
+        files.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// The version as the deploy API lists it (file names, not their sources).
+    func summary(live: [String]) -> JSONValue {
+        [
+            "version": .int(Int64(number)), "hash": .string(hash), "message": .string(message),
+            "createdAt": .string(createdAt), "files": .array(files.keys.sorted().map(JSONValue.string)),
+            "live": .array(live.map(JSONValue.string)),
+        ]
+    }
+}

@@ -1,0 +1,76 @@
+import DataAPI
+import Foundation
+
+/// Where versions and environments live: the database (classes `_CloudCodeVersion` and
+/// `_EngineEnvironment`, the master key's alone), so they survive restarts and every host on the
+/// same database sees them.
+struct DeployStore: Sendable {
+    /// The service the records are written through (as the master key, without hooks).
+    let data: DataService
+
+    private static let versions = "_CloudCodeVersion"
+    private static let environments = "_EngineEnvironment"
+    private static let caller = Caller.master.withoutHooks
+
+    /// Every version, newest first.
+    func allVersions() async throws -> [CloudCodeVersion] {
+        try await records(Self.versions, where: nil).compactMap(Self.version).sorted { $0.number > $1.number }
+    }
+
+    /// One version; nil when there is none with that number.
+    func version(_ number: Int) async throws -> CloudCodeVersion? {
+        try await records(Self.versions, where: ["number": .int(Int64(number))]).first.flatMap(Self.version)
+    }
+
+    /// Stores a new version, numbered one past the newest.
+    func add(files: [String: String], message: String) async throws -> CloudCodeVersion {
+        let newest = try await records(Self.versions, where: nil, newestFirst: 1).first?.fields["number"]?.intValue.map(Int.init) ?? 0
+        let hash = CloudCodeVersion.hash(of: files)
+        // Paths hold dots, which object keys may not: files are stored as a list of pairs.
+        let list: [JSONValue] = files.sorted { $0.key < $1.key }.map { ["path": .string($0.key), "source": .string($0.value)] }
+        let stored = try await data.create(
+            Self.versions,
+            body: [
+                "number": .int(Int64(newest + 1)), "files": .array(list), "hash": .string(hash), "message": .string(message),
+                "ACL": [:],
+            ], caller: Self.caller)
+        return CloudCodeVersion(number: newest + 1, files: files, hash: hash, message: message, createdAt: stored.createdAt)
+    }
+
+    /// An environment as stored, or a new one.
+    func environment(_ name: String) async throws -> EnvironmentState {
+        try await records(Self.environments, where: ["name": .string(name)]).first.map(EnvironmentState.init(record:))
+            ?? EnvironmentState(name: name)
+    }
+
+    /// Stores an environment.
+    func save(_ environment: EnvironmentState) async throws -> EnvironmentState {
+        var saved = environment
+        if let id = environment.objectId {
+            _ = try await data.update(Self.environments, id: id, body: environment.record, caller: Self.caller)
+        } else {
+            saved.objectId = try await data.create(Self.environments, body: environment.record, caller: Self.caller).objectId
+        }
+        return saved
+    }
+
+    /// Records of a class; with `newestFirst`, that many of the highest-numbered versions.
+    private func records(_ className: String, where condition: JSONValue?, newestFirst: Int? = nil) async throws -> [StoredObject] {
+        guard try await data.storage.classExists(className) else { return [] }
+        var query = ObjectQuery(className: className, limit: newestFirst ?? ObjectQuery.maxLimit)
+        if newestFirst != nil { query.order = [SortKey(key: "number", descending: true)] }
+        if let condition { query.predicate = try QueryPredicate(where: condition) }
+        return try await data.storage.find(query)
+    }
+
+    private static func version(_ record: StoredObject) -> CloudCodeVersion? {
+        guard let number = record.fields["number"]?.intValue else { return nil }
+        var files: [String: String] = [:]
+        for pair in record.fields["files"]?.arrayValue ?? [] {
+            if let path = pair["path"]?.stringValue, let source = pair["source"]?.stringValue { files[path] = source }
+        }
+        return CloudCodeVersion(
+            number: Int(number), files: files, hash: record.fields["hash"]?.stringValue ?? "",
+            message: record.fields["message"]?.stringValue ?? "", createdAt: record.createdAt)
+    }
+}

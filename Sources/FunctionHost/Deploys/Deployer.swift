@@ -1,0 +1,144 @@
+import DataAPI
+import Foundation
+import HTTPTypes
+import Logging
+
+/// Deploys, promotions, rollbacks and variable changes, one at a time: each loads the code it
+/// switches to before anything is stored or switched, so a bundle that fails to load changes
+/// nothing, and what is stored is always what runs.
+actor Deployer {
+    let store: DeployStore
+    let environments: Environments
+
+    init(store: DeployStore, environments: Environments) {
+        self.store = store
+        self.environments = environments
+    }
+
+    /// At start: the functions directory becomes a new version of both environments when its
+    /// files changed since the last start (or at the very first start); then each environment
+    /// loads the version it ran before the restart.
+    func start(functionsDirectory: String) async throws {
+        let files = Dictionary(
+            JavaScriptFunctions.files(in: functionsDirectory).map { ($0.name, $0.source) }, uniquingKeysWith: { a, _ in a })
+        var production = try await store.environment("production")
+        let hash = CloudCodeVersion.hash(of: files)
+        if production.seedHash != hash {
+            var staging = try await store.environment("staging")
+            if !files.isEmpty {
+                let version = try await store.add(files: files, message: "\(functionsDirectory) at start")
+                production.switchTo(version.number)
+                staging.switchTo(version.number)
+            }
+            production.seedHash = hash
+            _ = try await store.save(staging)
+            production = try await store.save(production)
+        }
+        for name in EnvironmentState.names {
+            let state = try await store.environment(name)
+            let version = try await storedVersion(state.version)
+            environments.install(
+                try await environments.prepare(version, for: name, variables: state.variables, strict: false), for: name)
+        }
+    }
+
+    /// Stores a bundle as a new version and switches an environment to it; a bundle that fails
+    /// to load is refused (400) with its file, line and message, and nothing changes.
+    func deploy(files: [String: String], message: String, to environment: String) async throws -> CloudCodeVersion {
+        guard !files.isEmpty else { throw HostError(status: .badRequest, code: 1, message: "The bundle has no files.") }
+        var state = try await store.environment(environment)
+        let hash = CloudCodeVersion.hash(of: files)
+        let draft = CloudCodeVersion(number: 0, files: files, hash: hash, message: message, createdAt: "")
+        var next = try await environments.prepare(draft, for: environment, variables: state.variables, strict: true)
+        let version = try await store.add(files: files, message: message)
+        state.switchTo(version.number)
+        _ = try await store.save(state)
+        next.version = version.number
+        environments.install(next, for: environment)
+        return version
+    }
+
+    /// Production runs exactly the version staging runs.
+    func promote() async throws -> Int {
+        guard let number = try await store.environment("staging").version else {
+            throw HostError(status: .badRequest, code: 1, message: "Staging runs no version to promote.")
+        }
+        return try await switchTo(number, in: "production")
+    }
+
+    /// An environment returns to an earlier version: `number`, or the one it ran before the
+    /// current one.
+    func rollback(_ environment: String, to number: Int?) async throws -> Int {
+        var state = try await store.environment(environment)
+        if let number { return try await switchTo(number, in: environment) }
+        let history = state.history
+        guard history.count >= 2 else {
+            throw HostError(status: .badRequest, code: 1, message: "\(environment) has no earlier version to return to.")
+        }
+        let previous = history[history.count - 2]
+        let next = try await prepare(previous, for: state)
+        // Going back drops the version left from the history, so a second rollback goes further.
+        state.history.removeLast(2)
+        state.switchTo(previous)
+        _ = try await store.save(state)
+        environments.install(next, for: environment)
+        return previous
+    }
+
+    /// Changes an environment's variables; its code reloads with them (same version).
+    func setVariables(_ set: [String: String], secret: Bool, unset: [String], in environment: String) async throws
+        -> EnvironmentState
+    {
+        var state = try await store.environment(environment)
+        for (key, value) in set {
+            state.variables[key] = value
+            if secret { state.secrets.insert(key) } else { state.secrets.remove(key) }
+        }
+        for key in unset {
+            state.variables[key] = nil
+            state.secrets.remove(key)
+        }
+        let version = try await storedVersion(state.version)
+        let next = try await environments.prepare(version, for: environment, variables: state.variables, strict: false)
+        state = try await store.save(state)
+        environments.install(next, for: environment)
+        return state
+    }
+
+    /// An environment as stored.
+    func state(of environment: String) async throws -> EnvironmentState {
+        try await store.environment(environment)
+    }
+
+    /// Every version, newest first, with the environments running each.
+    func versions() async throws -> [(version: CloudCodeVersion, live: [String])] {
+        var running: [Int: [String]] = [:]
+        for name in EnvironmentState.names {
+            if let number = try await store.environment(name).version { running[number, default: []].append(name) }
+        }
+        return try await store.allVersions().map { ($0, running[$0.number] ?? []) }
+    }
+
+    private func switchTo(_ number: Int, in environment: String) async throws -> Int {
+        var state = try await store.environment(environment)
+        let next = try await prepare(number, for: state)
+        state.switchTo(number)
+        _ = try await store.save(state)
+        environments.install(next, for: environment)
+        return number
+    }
+
+    /// Loads a stored version for an environment, without switching to it.
+    private func prepare(_ number: Int, for state: EnvironmentState) async throws -> Environments.Live {
+        guard let version = try await store.version(number) else {
+            throw HostError(status: .notFound, code: 1, message: "There is no version \(number).")
+        }
+        // Stored versions loaded once already: a file failing now is logged, not fatal.
+        return try await environments.prepare(version, for: state.name, variables: state.variables, strict: false)
+    }
+
+    private func storedVersion(_ number: Int?) async throws -> CloudCodeVersion? {
+        guard let number else { return nil }
+        return try await store.version(number)
+    }
+}

@@ -1,0 +1,78 @@
+import DataAPI
+import Foundation
+import Hooks
+import HTTPTypes
+import Logging
+import Sandbox
+import Synchronization
+
+/// What each environment runs at this moment: its functions (Swift and the JavaScript of its
+/// live version) and hooks, and its variables. A switch replaces an environment's entry at
+/// once; a call that already took the old entry finishes on it (the old code stays alive until
+/// its last call ends), and new calls take the new one.
+final class Environments: Sendable {
+    /// One environment's running code.
+    struct Live: Sendable {
+        /// The version it runs; nil for Swift functions only.
+        var version: Int?
+        /// Its functions and hooks.
+        var registry: FunctionRegistry
+        /// Its variables (secrets included: its own code may read them).
+        var variables: [String: String]
+    }
+
+    /// How code is loaded.
+    struct Settings: Sendable {
+        /// The deadline of a JavaScript function.
+        var timeout: Duration
+        /// Where each environment's code may send HTTP requests.
+        var outbound: [String: OutboundPolicy]
+        /// Where load errors and switches are logged.
+        var logger: Logger
+    }
+
+    /// The Swift functions and hooks, in every environment.
+    let base: FunctionRegistry
+    /// The hooks that run around data writes, per environment.
+    let hooks: HookDispatcher
+    let settings: Settings
+    private let live = Mutex<[String: Live]>([:])
+
+    init(base: FunctionRegistry, hooks: HookDispatcher, settings: Settings) {
+        self.base = base
+        self.hooks = hooks
+        self.settings = settings
+    }
+
+    /// What an environment runs now.
+    func current(_ environment: String) -> Live {
+        live.withLock { $0[environment] } ?? Live(version: nil, registry: base, variables: [:])
+    }
+
+    /// Loads a version with an environment's variables, without switching to it. With
+    /// `strict`, a file that fails to load fails the whole version (a deploy); otherwise it is
+    /// logged and skipped (the code found at start, which must not keep the host down).
+    func prepare(
+        _ version: CloudCodeVersion?, for environment: String, variables: [String: String], strict: Bool
+    ) async throws -> Live {
+        var registry = base
+        guard let version else { return Live(version: nil, registry: registry, variables: variables) }
+        let code = try await JavaScriptFunctions.load(
+            files: version.sortedFiles, into: &registry, timeout: settings.timeout, outbound: settings.outbound,
+            variables: variables, logger: settings.logger)
+        if strict, let (file, error) = code?.loadErrors.first {
+            throw HostError(
+                status: .badRequest, code: 1,
+                message: "The bundle was not deployed: \(file)\(error.line.map { ":\($0)" } ?? ""): \(error.message)")
+        }
+        return Live(version: version.number, registry: registry, variables: variables)
+    }
+
+    /// Makes an environment run what `prepare` loaded.
+    func install(_ next: Live, for environment: String) {
+        live.withLock { $0[environment] = next }
+        hooks.replace(next.registry.hooks, for: environment)
+        settings.logger.info(
+            "\(environment) now runs \(next.version.map { "version \($0)" } ?? "Swift functions only").")
+    }
+}

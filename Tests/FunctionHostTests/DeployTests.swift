@@ -1,0 +1,209 @@
+import DataAPI
+import Foundation
+import HTTPTypes
+import Synchronization
+import Testing
+
+@testable import FunctionHost
+
+/// Staging and production, versioned deploys, promote, rollback and variables, over real HTTP.
+@Suite struct DeployTests {
+    static let staging: HTTPFields = {
+        var headers = Headers.client
+        headers[HTTPField.Name("X-LC-Prod")!] = "0"
+        return headers
+    }()
+
+    static let masterStaging: HTTPFields = {
+        var headers = Headers.master
+        headers[HTTPField.Name("X-LC-Prod")!] = "0"
+        return headers
+    }()
+
+    /// A bundle whose `version` function answers `tag`.
+    static func bundle(_ tag: String) -> JSONValue {
+        ["cloud.js": .string("AV.Cloud.define('version', function () { return '\(tag)'; });")]
+    }
+
+    /// Runs a server whose functions directory starts with the v1 bundle.
+    static func run(directory: String? = nil, _ body: @Sendable (API) async throws -> Void) async throws {
+        let directory = try directory ?? TestServer.makeDataDirectory()
+        if !FileManager.default.fileExists(atPath: directory + "/cloud.js") {
+            try bundle("v1")["cloud.js"]!.stringValue!.write(toFile: directory + "/cloud.js", atomically: true, encoding: .utf8)
+        }
+        try await TestServer.run(dataDirectory: directory, functionsDirectory: directory, body)
+    }
+
+    static func version(_ api: API, headers: HTTPFields = Headers.client) async throws -> JSONValue? {
+        try await api.post("/1.1/functions/version", headers: headers, [:])["result"]
+    }
+
+    static func deploy(_ api: API, _ tag: String, to environment: String = "staging") async throws -> Reply {
+        try await api.post(
+            "/1.1/engine/deploys", headers: Headers.master,
+            ["environment": .string(environment), "message": .string("deploy \(tag)"), "files": bundle(tag)])
+    }
+
+    @Test func stagingTriesCodeThatPromoteMovesToProductionAndRollbackUndoes() async throws {
+        try await Self.run { api in
+            #expect(try await Self.version(api) == "v1")
+            #expect(try await Self.version(api, headers: Self.staging) == "v1")
+            let deployed = try await Self.deploy(api, "v2")
+            #expect(deployed.status == .created && deployed["version"] == 2 && deployed["environment"] == "staging", "\(deployed)")
+            #expect(deployed["hash"]?.stringValue?.count == 64)
+            #expect(try await Self.version(api, headers: Self.staging) == "v2")
+            #expect(try await Self.version(api) == "v1")
+
+            let versions = try await api.get("/1.1/engine/deploys", headers: Headers.master)
+            #expect(versions.results.map { $0["version"] } == [2, 1], "\(versions)")
+            #expect(versions.results.first?["live"] == ["staging"] && versions.results.last?["live"] == ["production"])
+            #expect(versions.results.first?["message"] == "deploy v2" && versions.results.first?["files"] == ["cloud.js"])
+
+            let promoted = try await api.post("/1.1/engine/promote", headers: Headers.master, [:])
+            #expect(promoted["version"] == 2, "\(promoted)")
+            #expect(try await Self.version(api) == "v2")
+
+            let back = try await api.post("/1.1/engine/rollback", headers: Headers.master, ["environment": "production"])
+            #expect(back["version"] == 1, "\(back)")
+            #expect(try await Self.version(api) == "v1")
+            #expect(try await api.post("/1.1/engine/rollback", headers: Headers.master, ["environment": "production", "version": 2])["version"] == 2)
+            #expect(try await Self.version(api) == "v2")
+            let environments = try await api.get("/1.1/engine/environments", headers: Headers.master)
+            #expect(environments["production"]?["version"] == 2 && environments["staging"]?["version"] == 2, "\(environments)")
+
+            // Errors: no such version, no earlier version, bad environment, no master key.
+            expectError(try await api.post("/1.1/engine/rollback", headers: Headers.master, ["environment": "staging", "version": 9]), code: 1, status: .notFound)
+            expectError(try await api.post("/1.1/engine/rollback", headers: Headers.master, ["environment": "qa"]), code: 107)
+            expectError(try await Self.deploy(api, "v3", to: "qa"), code: 107)
+            expectError(try await api.post("/1.1/engine/deploys", ["environment": "staging", "files": Self.bundle("x")]), code: 401, status: .unauthorized)
+            expectError(try await api.get("/1.1/engine/deploys"), code: 401)
+            expectError(
+                try await api.post("/1.1/engine/deploys", headers: Headers.master, ["files": ["../etc/passwd.js": "x"]]), code: 107)
+        }
+    }
+
+    @Test func aBundleThatFailsToLoadIsRefusedWithItsFileAndLine() async throws {
+        try await Self.run { api in
+            let broken = try await api.post(
+                "/1.1/engine/deploys", headers: Headers.master,
+                ["environment": "staging", "files": ["cloud.js": "AV.Cloud.define('ok', function () { return 1 });", "lib/bad.js": "var x = 1;\nthis is not javascript"]])
+            expectError(broken, code: 1, status: .badRequest)
+            let message = broken["error"]?.stringValue ?? ""
+            #expect(message.contains("lib/bad.js:2"), "\(message)")
+            // Nothing changed: staging runs v1, and no version was stored.
+            #expect(try await Self.version(api, headers: Self.staging) == "v1")
+            #expect(try await api.get("/1.1/engine/deploys", headers: Headers.master).results.count == 1)
+        }
+    }
+
+    @Test func versionsSurviveARestartAndChangedFilesBecomeANewVersion() async throws {
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await Self.run(directory: directory) { (api: API) async throws in
+            let deployed = try await Self.deploy(api, "v2")
+            #expect(deployed.status == .created)
+        }
+        // Same files in the directory: staging keeps the deployed version.
+        try await Self.run(directory: directory) { (api: API) async throws in
+            let staging = try await Self.version(api, headers: Self.staging)
+            #expect(staging == "v2")
+            #expect(try await Self.version(api) == "v1")
+        }
+        // Changed files: they become version 3 of both environments.
+        try Self.bundle("local")["cloud.js"]!.stringValue!.write(toFile: directory + "/cloud.js", atomically: true, encoding: .utf8)
+        try await Self.run(directory: directory) { (api: API) async throws in
+            #expect(try await Self.version(api, headers: Self.staging) == "local")
+            #expect(try await Self.version(api) == "local")
+            #expect(try await api.get("/1.1/engine/deploys", headers: Headers.master).results.first?["version"] == 3)
+        }
+    }
+
+    @Test func variablesAndSecretsBelongToTheirEnvironment() async throws {
+        var functions = FunctionRegistry()
+        functions.define("swiftVariable") { request in request.variables["GREETING"] ?? "none" }
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "AV.Cloud.define('env', function () { return { greeting: process.env.GREETING || null, token: process.env.TOKEN || null }; });"
+            .write(toFile: directory + "/env.js", atomically: true, encoding: .utf8)
+        try await TestServer.run(dataDirectory: directory, functions: functions, functionsDirectory: directory) { api in
+            let set = try await api.put(
+                "/1.1/engine/variables", headers: Headers.master, ["environment": "staging", "set": ["GREETING": "hi"]])
+            #expect(set["variables"] == ["GREETING": "hi"], "\(set)")
+            let secret = try await api.put(
+                "/1.1/engine/variables", headers: Headers.master,
+                ["environment": "staging", "set": ["TOKEN": "s3cr3t"], "secret": true])
+            #expect(secret["variables"]?["TOKEN"] == "******" && secret["secrets"] == ["TOKEN"], "\(secret)")
+            #expect(!secret.text.contains("s3cr3t"))
+            let listed = try await api.get("/1.1/engine/variables?environment=staging", headers: Headers.master)
+            #expect(!listed.text.contains("s3cr3t") && listed["variables"]?["GREETING"] == "hi", "\(listed)")
+
+            let stagingEnv = try await api.post("/1.1/functions/env", headers: Self.staging, [:])
+            #expect(stagingEnv["result"] == ["greeting": "hi", "token": "s3cr3t"], "\(stagingEnv)")
+            let productionEnv = try await api.post("/1.1/functions/env", [:])
+            #expect(productionEnv["result"] == ["greeting": nil, "token": nil], "\(productionEnv)")
+            #expect(try await api.post("/1.1/functions/swiftVariable", headers: Self.staging, [:])["result"] == "hi")
+            #expect(try await api.post("/1.1/functions/swiftVariable", [:])["result"] == "none")
+
+            let unset = try await api.put(
+                "/1.1/engine/variables", headers: Headers.master, ["environment": "staging", "unset": ["GREETING"]])
+            #expect(unset["variables"] == ["TOKEN": "******"], "\(unset)")
+            #expect(try await api.post("/1.1/functions/env", headers: Self.staging, [:])["result"]?["greeting"] == .null)
+            expectError(
+                try await api.put("/1.1/engine/variables", headers: Headers.master, ["environment": "staging", "set": ["a.b": "x"]]),
+                code: 107)
+        }
+    }
+
+    @Test func hooksAndMetadataFollowTheEnvironment() async throws {
+        try await Self.run { api in
+            let hooked: JSONValue = [
+                "cloud.js": """
+                AV.Cloud.define('version', function () { return 'v2'; });
+                AV.Cloud.beforeSave('Todo', function (request) { request.object.set('checked', 'staging'); });
+                """
+            ]
+            #expect(try await api.post("/1.1/engine/deploys", headers: Headers.master, ["environment": "staging", "files": hooked]).status == .created)
+            let stagingTodo = try await api.create("Todo", ["title": "a"], headers: Self.staging)
+            let productionTodo = try await api.create("Todo", ["title": "b"])
+            #expect(try await api.fetch("Todo", stagingTodo)["checked"] == "staging")
+            #expect(try await api.fetch("Todo", productionTodo)["checked"] == nil)
+            let stagingNames = try await api.get("/1.1/functions/_ops/metadatas", headers: Self.masterStaging)
+            #expect(stagingNames["result"]?.arrayValue?.contains("__before_save_for_Todo") == true, "\(stagingNames)")
+            let productionNames = try await api.get("/1.1/functions/_ops/metadatas", headers: Headers.master)
+            #expect(productionNames["result"]?.arrayValue?.contains("__before_save_for_Todo") == false, "\(productionNames)")
+        }
+    }
+
+    @Test func noCallFailsWhileVersionsSwitchUnderLoad() async throws {
+        try await Self.run { api in
+            let tally = Tally()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        for _ in 0..<60 {
+                            let reply = try await api.post("/1.1/functions/version", headers: Self.staging, [:])
+                            if reply.status != .ok { tally.failures.withLock { $0.append(reply.description) } }
+                            if let tag = reply["result"]?.stringValue { _ = tally.seen.withLock { $0.insert(tag) } }
+                        }
+                    }
+                }
+                group.addTask {
+                    for tag in ["v2", "v3", "v4"] {
+                        let reply = try await Self.deploy(api, tag)
+                        if reply.status != .created { tally.failures.withLock { $0.append(reply.description) } }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(tally.failures.withLock { $0 }.isEmpty, "\(tally.failures.withLock { $0 })")
+            #expect(tally.seen.withLock { $0 }.isSubset(of: ["v1", "v2", "v3", "v4"]))
+            #expect(try await Self.version(api, headers: Self.staging) == "v4")
+        }
+    }
+}
+
+/// What concurrent callers saw, shared between their tasks.
+final class Tally: Sendable {
+    let failures = Mutex<[String]>([])
+    let seen = Mutex<Set<String>>([])
+}
