@@ -121,6 +121,9 @@ import Testing
     @Test func variablesAndSecretsBelongToTheirEnvironment() async throws {
         var functions = FunctionRegistry()
         functions.define("swiftVariable") { request in request.variables["GREETING"] ?? "none" }
+        var stagingOnly = FunctionRegistry.Options()
+        stagingOnly.environments = ["staging"]
+        functions.define("tryMe", options: stagingOnly) { _ in "staging only" }
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try "AV.Cloud.define('env', function () { return { greeting: process.env.GREETING || null, token: process.env.TOKEN || null }; });"
@@ -143,6 +146,8 @@ import Testing
             #expect(productionEnv["result"] == ["greeting": nil, "token": nil], "\(productionEnv)")
             #expect(try await api.post("/1.1/functions/swiftVariable", headers: Self.staging, [:])["result"] == "hi")
             #expect(try await api.post("/1.1/functions/swiftVariable", [:])["result"] == "none")
+            #expect(try await api.post("/1.1/functions/tryMe", headers: Self.staging, [:])["result"] == "staging only")
+            expectError(try await api.post("/1.1/functions/tryMe", [:]), code: 1, status: .notFound)
 
             let unset = try await api.put(
                 "/1.1/engine/variables", headers: Headers.master, ["environment": "staging", "unset": ["GREETING"]])

@@ -46,7 +46,7 @@ final class Environments: Sendable {
 
     /// What an environment runs now.
     func current(_ environment: String) -> Live {
-        live.withLock { $0[environment] } ?? Live(version: nil, registry: base, variables: [:])
+        live.withLock { $0[environment] } ?? Live(version: nil, registry: base.serving(environment), variables: [:])
     }
 
     /// Loads a version with an environment's variables, without switching to it. With
@@ -55,7 +55,7 @@ final class Environments: Sendable {
     func prepare(
         _ version: CloudCodeVersion?, for environment: String, variables: [String: String], strict: Bool
     ) async throws -> Live {
-        var registry = base
+        var registry = base.serving(environment)
         guard let version else { return Live(version: nil, registry: registry, variables: variables) }
         let code = try await JavaScriptFunctions.load(
             files: version.sortedFiles, into: &registry, timeout: settings.timeout, outbound: settings.outbound,

@@ -22,6 +22,10 @@ public struct FunctionRegistry: Sendable {
         /// `fetchUser`); when it is, an unknown token is refused with 401, code 211.
         public var fetchesUser: Bool
 
+        /// The environments that serve the function (`["staging"]` to try one there first); nil
+        /// serves it in every environment.
+        public var environments: Set<String>?
+
         /// Whether the function itself ends at its request's deadline (JavaScript functions do,
         /// in their sandbox); otherwise the host races it against a timer.
         var keepsDeadline = false
@@ -46,6 +50,13 @@ public struct FunctionRegistry: Sendable {
 
     /// An empty registry.
     public init() {}
+
+    /// The registry as one environment serves it: without the functions registered for others.
+    func serving(_ environment: String) -> FunctionRegistry {
+        var registry = self
+        registry.entries = entries.filter { $0.value.options.environments?.contains(environment) ?? true }
+        return registry
+    }
 
     /// Whether a function of this name is registered.
     public func contains(_ name: String) -> Bool { entries[name] != nil }

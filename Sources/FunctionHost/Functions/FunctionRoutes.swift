@@ -52,6 +52,8 @@ struct FunctionRoutes: Sendable {
         }
         var logger = context.logger
         logger[metadataKey: "function"] = .string(name)
+        logger[metadataKey: "environment"] = .string(caller.environment)
+        if let version = live.version { logger[metadataKey: "version"] = .stringConvertible(version) }
         let environment = caller.environment
         let user = entry.options.fetchesUser ? try await currentUser(sessionToken, known: caller.user) : nil
         // Functions act as their caller (its user's ACL rights, until they ask for `asMaster`),
