@@ -63,6 +63,8 @@ gcc -O2 -o "$WORK/ipc" scripts/bench/ipc_roundtrip.c
 IPC_US=$("$WORK/ipc")
 printf "%-28s %10s us (what a worker-process sandbox would add per call, at least)\n" "process hop round trip" "$IPC_US"
 printf "%-28s %10.0f inserts/s\n" "plain SQLite insert loop" "$SQLITE"
+FIRST_MS=$(python3 scripts/bench/first_call_after_deploy.py "http://127.0.0.1:$HOST_PORT" benchapp benchmaster 10)
+printf "%-28s %10s ms (median of 10 deploys, target < 5 ms)\n" "first call after a deploy" "+$FIRST_MS"
 
 BIG=${BIG:-100000}
 echo

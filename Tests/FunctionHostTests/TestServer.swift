@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import Testing
 
@@ -36,7 +37,7 @@ enum TestServer {
     static func run<Value: Sendable>(
         dataDirectory: String, keys: AppKeys = TestServer.keys, functions: FunctionRegistry = FunctionRegistry(),
         functionsDirectory: String? = nil, javaScriptTimeout: Duration = .seconds(15),
-        configure: (inout HostConfiguration) -> Void = { _ in },
+        configure: (inout HostConfiguration) -> Void = { _ in }, logger: Logger = Logger(label: "functionhost"),
         _ body: @Sendable (API) async throws -> Value
     ) async throws -> Value {
         // Without a functions directory of its own, a test loads no JavaScript.
@@ -45,7 +46,7 @@ enum TestServer {
             functionsDirectory: functionsDirectory ?? dataDirectory, keys: keys, functions: functions)
         configuration.javaScriptTimeout = javaScriptTimeout
         configure(&configuration)
-        let app = try await FunctionHostServer.makeApplication(configuration: configuration)
+        let app = try await FunctionHostServer.makeApplication(configuration: configuration, logger: logger)
         return try await app.test(.live) { client in
             try await body(API(client: client))
         }
