@@ -13,10 +13,12 @@ build: setup
 run: build
 	.build/release/functionhost serve --port $(PORT) --data-dir $(DATA) --functions ./functions
 
+# The executable is built with the tests: the CLI tests run it against a live server.
 # Serial: every end-to-end test starts its own server, and dozens of them at once on two cores
 # starve each other past the HTTP client's timeouts.
 test: setup
-	swift test --no-parallel
+	swift build --build-tests
+	swift test --skip-build --no-parallel
 
 bench: setup
 	@bash scripts/setup.sh wrk

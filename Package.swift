@@ -88,6 +88,10 @@ let package = Package(
                 "FunctionHost",
                 "Functions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // The deploy, versions, invoke and env client subcommands talk to a running server.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -10,7 +10,9 @@ struct FunctionHostCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "functionhost",
         abstract: "A self-hosted cloud-function runtime and hook host speaking the LeanCloud REST protocol.",
-        subcommands: [Serve.self],
+        subcommands: [
+            Serve.self, Deploy.self, Promote.self, Rollback.self, Versions.self, Invoke.self, EnvCommand.self,
+        ],
         defaultSubcommand: Serve.self)
 }
 

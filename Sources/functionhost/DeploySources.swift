@@ -1,0 +1,58 @@
+import Foundation
+
+/// Gathers the cloud code a deploy uploads: every `*.js` file below a folder, by relative path.
+enum DeploySources {
+    /// The source text of each `*.js` file below `directory`, keyed by its `/`-separated relative path.
+    ///
+    /// `node_modules` folders are skipped at any depth: the server runs cloud code in a sandbox
+    /// without `require` of packages, and they would make the upload huge. Symbolic links to folders
+    /// are not followed, so a link cycle cannot make the walk endless.
+    static func collect(in directory: String) throws(ClientFailure) -> [String: String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ClientFailure(message: "\(directory) is not a folder")
+        }
+        var files: [String: String] = [:]
+        try walk(root: directory, relative: "", into: &files)
+        if files.isEmpty {
+            throw ClientFailure(message: "no .js files under \(directory); nothing to deploy")
+        }
+        return files
+    }
+
+    /// Adds the `*.js` files in `root/relative` and its subfolders to `files`.
+    private static func walk(root: String, relative: String, into files: inout [String: String]) throws(ClientFailure) {
+        let folder = relative.isEmpty ? root : "\(root)/\(relative)"
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        } catch {
+            throw ClientFailure(message: "cannot read \(folder): \(error.localizedDescription)")
+        }
+        // Sorted so any error names the same file on every run.
+        for name in names.sorted() {
+            let path = relative.isEmpty ? name : "\(relative)/\(name)"
+            let full = "\(root)/\(path)"
+            let type = (try? FileManager.default.attributesOfItem(atPath: full))?[.type] as? FileAttributeType
+            if type == .typeDirectory {
+                if name != "node_modules" {
+                    try walk(root: root, relative: path, into: &files)
+                }
+                continue
+            }
+            guard name.hasSuffix(".js") else { continue }
+            // A regular file, or a link that leads to one.
+            var isDirectory: ObjCBool = false
+            guard type == .typeRegular
+                || (FileManager.default.fileExists(atPath: full, isDirectory: &isDirectory) && !isDirectory.boolValue)
+            else { continue }
+            guard let data = FileManager.default.contents(atPath: full) else {
+                throw ClientFailure(message: "cannot read \(full)")
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw ClientFailure(message: "\(full) is not UTF-8 text")
+            }
+            files[path] = text
+        }
+    }
+}
