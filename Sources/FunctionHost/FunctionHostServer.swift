@@ -17,6 +17,15 @@ public enum FunctionHostServer {
         var configuration = configuration
         // Every route and data API uses the hooked service: no write path can miss a hook.
         var plain = DataService(sqlite: storage)
+        if let directory = configuration.stagingDataDirectory {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let staging = try SQLiteStorage(path: URL(fileURLWithPath: directory).appendingPathComponent("functionhost.sqlite").path)
+            plain = DataService(
+                storage: EnvironmentStorage(production: storage, staging: staging),
+                knownClass: { name in
+                    EnvironmentStorage.environment == "staging" ? staging.isKnownClass(name) : storage.isKnownClass(name)
+                })
+        }
         plain.openUserQueries = configuration.openUserQueries
         plain.defaultACLs = configuration.defaultACLs
         let hooks = HookDispatcher(

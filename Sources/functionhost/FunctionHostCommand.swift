@@ -39,6 +39,11 @@ struct Serve: AsyncParsableCommand {
     var functionsDirectory: String = "./functions"
 
     @Option(
+        name: .customLong("staging-data-dir"),
+        help: "Give staging a database of its own in this directory (default: staging shares production's data).")
+    var stagingDataDirectory: String?
+
+    @Option(
         name: .customLong("allow-http"),
         help: "Hosts production cloud code may call, comma-separated: api.example.com, *.example.com, host:port, 10.0.0.5 (default: $FUNCTIONHOST_ALLOW_HTTP, else none).")
     var allowHTTP: String?
@@ -91,6 +96,7 @@ struct Serve: AsyncParsableCommand {
             host: host, port: resolvedPort, dataDirectory: dataDirectory, functionsDirectory: functionsDirectory,
             keys: keys, functions: functions)
         configuration.outbound = outbound
+        configuration.stagingDataDirectory = stagingDataDirectory
         try users.apply(to: &configuration, environment: environment)
         try await FunctionHostServer.run(configuration: configuration, logger: logger)
     }

@@ -245,3 +245,34 @@ final class Tally: Sendable {
     let calls = Mutex(0)
     let done = Mutex(false)
 }
+
+/// Staging with a database of its own.
+@Suite struct StagingDatabaseTests {
+    @Test func stagingCanHaveItsOwnDatabase() async throws {
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try """
+            AV.Cloud.define('countTodos', function () { return new AV.Query('Todo').count(); });
+            AV.Cloud.afterSave('Todo', function (request) { return new AV.Object('Log').save({ title: request.object.get('title') }); });
+            """.write(toFile: directory + "/cloud.js", atomically: true, encoding: .utf8)
+        try await TestServer.run(
+            dataDirectory: directory, functionsDirectory: directory,
+            configure: { $0.stagingDataDirectory = directory + "/staging" }
+        ) { api in
+            _ = try await api.create("Todo", ["title": "real"])
+            _ = try await api.create("Todo", ["title": "trial 1"], headers: DeployTests.staging)
+            _ = try await api.create("Todo", ["title": "trial 2"], headers: DeployTests.staging)
+            #expect(try await api.results("Todo").map { $0["title"] } == ["real"])
+            let staged = try await api.find("Todo", headers: DeployTests.staging)
+            #expect(Set(staged.results.compactMap { $0["title"]?.stringValue }) == ["trial 1", "trial 2"], "\(staged)")
+            // Cloud code reads and hooks write the database of the environment they serve.
+            #expect(try await api.post("/1.1/functions/countTodos", [:])["result"] == 1)
+            #expect(try await api.post("/1.1/functions/countTodos", headers: DeployTests.staging, [:])["result"] == 2)
+            #expect(try await api.find("Log", headers: DeployTests.staging).results.count == 2)
+            #expect(try await api.results("Log").count == 1)
+            // Deploys are kept with production's data, whichever environment they go to.
+            #expect(try await DeployTests.deploy(api, "v2").status == .created)
+            #expect(try await api.get("/1.1/engine/deploys", headers: Headers.master).results.count == 2)
+        }
+    }
+}

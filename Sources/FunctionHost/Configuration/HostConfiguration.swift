@@ -38,6 +38,8 @@ public struct HostConfiguration: Sendable {
     public var messageSender: (any MessageSender)?
     /// A URL each verification message is POSTed to, as JSON.
     public var messageWebhook: URL?
+    /// A data directory of staging's own; nil shares production's data (LeanEngine's way).
+    public var stagingDataDirectory: String?
     /// The address the links in emails start with (`https://api.example.com`); nil takes the
     /// request's `Host`.
     public var publicURL: String?

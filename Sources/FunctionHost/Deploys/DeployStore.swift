@@ -3,7 +3,7 @@ import Foundation
 
 /// Where versions and environments live: the database (classes `_CloudCodeVersion` and
 /// `_EngineEnvironment`, the master key's alone), so they survive restarts and every host on the
-/// same database sees them.
+/// same database sees them. Always production's database, even when staging has its own.
 struct DeployStore: Sendable {
     /// The service the records are written through (as the master key, without hooks).
     let data: DataService
@@ -28,12 +28,14 @@ struct DeployStore: Sendable {
         let hash = CloudCodeVersion.hash(of: files)
         // Paths hold dots, which object keys may not: files are stored as a list of pairs.
         let list: [JSONValue] = files.sorted { $0.key < $1.key }.map { ["path": .string($0.key), "source": .string($0.value)] }
-        let stored = try await data.create(
+        let stored = try await EnvironmentStorage.$environment.withValue("production") {
+            try await data.create(
             Self.versions,
             body: [
                 "number": .int(Int64(newest + 1)), "files": .array(list), "hash": .string(hash), "message": .string(message),
                 "ACL": [:],
             ], caller: Self.caller)
+        }
         return CloudCodeVersion(number: newest + 1, files: files, hash: hash, message: message, createdAt: stored.createdAt)
     }
 
@@ -45,6 +47,10 @@ struct DeployStore: Sendable {
 
     /// Stores an environment.
     func save(_ environment: EnvironmentState) async throws -> EnvironmentState {
+        try await EnvironmentStorage.$environment.withValue("production") { try await unpinnedSave(environment) }
+    }
+
+    private func unpinnedSave(_ environment: EnvironmentState) async throws -> EnvironmentState {
         var saved = environment
         if let id = environment.objectId {
             _ = try await data.update(Self.environments, id: id, body: environment.record, caller: Self.caller)
@@ -56,6 +62,12 @@ struct DeployStore: Sendable {
 
     /// Records of a class; with `newestFirst`, that many of the highest-numbered versions.
     private func records(_ className: String, where condition: JSONValue?, newestFirst: Int? = nil) async throws -> [StoredObject] {
+        try await EnvironmentStorage.$environment.withValue("production") {
+            try await unpinnedRecords(className, where: condition, newestFirst: newestFirst)
+        }
+    }
+
+    private func unpinnedRecords(_ className: String, where condition: JSONValue?, newestFirst: Int?) async throws -> [StoredObject] {
         guard try await data.storage.classExists(className) else { return [] }
         var query = ObjectQuery(className: className, limit: newestFirst ?? ObjectQuery.maxLimit)
         if newestFirst != nil { query.order = [SortKey(key: "number", descending: true)] }

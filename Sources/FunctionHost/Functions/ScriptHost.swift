@@ -26,8 +26,17 @@ struct ScriptHost: SandboxHost {
         }
         switch operation {
         case _ where operation.hasPrefix("data."):
-            return try await ScriptDataOperations(service: service)
-                .perform(operation, arguments: arguments, caller: caller(for: arguments))
+            // The sandbox's own task doesn't carry the request's environment: it is set again here.
+            let caller = caller(for: arguments)
+            do {
+                return try await EnvironmentStorage.$environment.withValue(caller.environment) {
+                    try await ScriptDataOperations(service: service).perform(operation, arguments: arguments, caller: caller)
+                }
+            } catch let error as HostCallError {
+                throw error
+            } catch {
+                throw HostCallError(code: 1, message: String(describing: error))
+            }
         case "cloud.run":
             return try await runFunction(arguments)
         case "http.request":

@@ -50,7 +50,11 @@ struct AuthMiddleware: RouterMiddleware {
             caller.user = try await data.userJSON(forSessionToken: token)
         }
         context.caller = caller
-        return try await next(request, context)
+        // Everything this request reads or writes goes to its environment's database (the same
+        // one, unless staging has its own).
+        return try await EnvironmentStorage.$environment.withValue(caller.environment) {
+            try await next(request, context)
+        }
     }
 
     /// `/1.1/functions/{Class}/{hook}`: exactly the paths `HookRoutes` serves.
