@@ -33,7 +33,12 @@ struct Deploy: AsyncParsableCommand {
         try await ClientFailure.reporting {
             let client = try options.client()
             let files = try DeploySources.collect(in: directory)
-            let body: [String: Any] = ["environment": environment.rawValue, "message": message, "files": files]
+            // Who deployed, for `versions`: the account and machine the command ran on.
+            let user = ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.userName
+            let author = "\(user)@\(ProcessInfo.processInfo.hostName)"
+            let body: [String: Any] = [
+                "environment": environment.rawValue, "message": message, "files": files, "author": author,
+            ]
             let answer = try await client.send(.POST, "/1.1/engine/deploys", body: JSONText.data(body))
             if options.json {
                 print(answer.jsonLine)

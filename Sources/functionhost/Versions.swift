@@ -40,7 +40,8 @@ struct Versions: AsyncParsableCommand {
                 let live = (entry["live"] as? [String] ?? []).joined(separator: ",")
                 // One line per version: a multi-line message shows its first line.
                 let message = (entry["message"] as? String ?? "").split(whereSeparator: \.isNewline).first ?? ""
-                let columns = [padded, createdAt, String(hash), live.isEmpty ? "-" : live]
+                let author = entry["author"] as? String ?? ""
+                let columns = [padded, createdAt, String(hash), author.isEmpty ? "-" : author, live.isEmpty ? "-" : live]
                 // An empty message is left out rather than printed as trailing spaces.
                 print("  " + (columns + (message.isEmpty ? [] : [String(message)])).joined(separator: "  "))
             }

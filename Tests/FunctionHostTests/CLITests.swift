@@ -68,6 +68,8 @@ import Testing
 
             let versions = try await Self.functionhost(["versions"], port: port)
             #expect(versions.status == 0 && versions.output.contains("cli v2") && versions.output.contains("staging"), "\(versions)")
+            // Who deployed: the account and machine the command ran on.
+            #expect(versions.output.contains("@\(ProcessInfo.processInfo.hostName)"), "\(versions)")
             let json = try await Self.functionhost(["versions", "--json"], port: port)
             let parsed = try JSONValue(parsing: Array(json.output.utf8))
             #expect(parsed["results"]?.arrayValue?.count == 2, "\(json)")

@@ -59,6 +59,7 @@ import Testing
             #expect(versions.results.map { $0["version"] } == [2, 1], "\(versions)")
             #expect(versions.results.first?["live"] == ["staging"] && versions.results.last?["live"] == ["production"])
             #expect(versions.results.first?["message"] == "deploy v2" && versions.results.first?["files"] == ["cloud.js"])
+            #expect(versions.results.first?["author"] == "master key" && versions.results.last?["author"] == "host")
 
             let promoted = try await api.post("/1.1/engine/promote", headers: Headers.master, [:])
             #expect(promoted["version"] == 2, "\(promoted)")

@@ -12,6 +12,8 @@ public struct CloudCodeVersion: Sendable, Hashable {
     public var hash: String
     /// What the deployer said of it.
     public var message: String
+    /// Who deployed it (`user@host` from the CLI; `host` for the functions directory at start).
+    public var author: String = ""
     /// When it was deployed.
     public var createdAt: String
 
@@ -34,7 +36,7 @@ public struct CloudCodeVersion: Sendable, Hashable {
     func summary(live: [String]) -> JSONValue {
         [
             "version": .int(Int64(number)), "hash": .string(hash), "message": .string(message),
-            "createdAt": .string(createdAt), "files": .array(files.keys.sorted().map(JSONValue.string)),
+            "createdAt": .string(createdAt), "author": .string(author), "files": .array(files.keys.sorted().map(JSONValue.string)),
             "live": .array(live.map(JSONValue.string)),
         ]
     }

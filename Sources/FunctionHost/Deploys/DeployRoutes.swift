@@ -30,7 +30,8 @@ struct DeployRoutes: Sendable {
             }
             let environment = try Self.environment(body["environment"]?.stringValue ?? "staging")
             let version = try await deployer.deploy(
-                files: files, message: body["message"]?.stringValue ?? "", to: environment)
+                files: files, message: body["message"]?.stringValue ?? "",
+                author: body["author"]?.stringValue ?? "master key", to: environment)
             guard case .object(var json) = version.summary(live: [environment]) else { return JSONResponse([:]) }
             json["environment"] = .string(environment)
             return JSONResponse(status: .created, .object(json))

@@ -23,7 +23,7 @@ struct DeployStore: Sendable {
     }
 
     /// Stores a new version, numbered one past the newest.
-    func add(files: [String: String], message: String) async throws -> CloudCodeVersion {
+    func add(files: [String: String], message: String, author: String) async throws -> CloudCodeVersion {
         let newest = try await records(Self.versions, where: nil, newestFirst: 1).first?.fields["number"]?.intValue.map(Int.init) ?? 0
         let hash = CloudCodeVersion.hash(of: files)
         // Paths hold dots, which object keys may not: files are stored as a list of pairs.
@@ -33,10 +33,11 @@ struct DeployStore: Sendable {
             Self.versions,
             body: [
                 "number": .int(Int64(newest + 1)), "files": .array(list), "hash": .string(hash), "message": .string(message),
-                "ACL": [:],
+                "author": .string(author), "ACL": [:],
             ], caller: Self.caller)
         }
-        return CloudCodeVersion(number: newest + 1, files: files, hash: hash, message: message, createdAt: stored.createdAt)
+        return CloudCodeVersion(
+            number: newest + 1, files: files, hash: hash, message: message, author: author, createdAt: stored.createdAt)
     }
 
     /// An environment as stored, or a new one.
@@ -83,6 +84,7 @@ struct DeployStore: Sendable {
         }
         return CloudCodeVersion(
             number: Int(number), files: files, hash: record.fields["hash"]?.stringValue ?? "",
-            message: record.fields["message"]?.stringValue ?? "", createdAt: record.createdAt)
+            message: record.fields["message"]?.stringValue ?? "", author: record.fields["author"]?.stringValue ?? "",
+            createdAt: record.createdAt)
     }
 }

@@ -26,7 +26,7 @@ actor Deployer {
         if production.seedHash != hash {
             var staging = try await store.environment("staging")
             if !files.isEmpty {
-                let version = try await store.add(files: files, message: "\(functionsDirectory) at start")
+                let version = try await store.add(files: files, message: "\(functionsDirectory) at start", author: "host")
                 production.switchTo(version.number)
                 staging.switchTo(version.number)
             }
@@ -44,13 +44,15 @@ actor Deployer {
 
     /// Stores a bundle as a new version and switches an environment to it; a bundle that fails
     /// to load is refused (400) with its file, line and message, and nothing changes.
-    func deploy(files: [String: String], message: String, to environment: String) async throws -> CloudCodeVersion {
+    func deploy(files: [String: String], message: String, author: String, to environment: String) async throws
+        -> CloudCodeVersion
+    {
         guard !files.isEmpty else { throw HostError(status: .badRequest, code: 1, message: "The bundle has no files.") }
         var state = try await store.environment(environment)
         let hash = CloudCodeVersion.hash(of: files)
-        let draft = CloudCodeVersion(number: 0, files: files, hash: hash, message: message, createdAt: "")
+        let draft = CloudCodeVersion(number: 0, files: files, hash: hash, message: message, author: author, createdAt: "")
         var next = try await environments.prepare(draft, for: environment, variables: state.variables, strict: true)
-        let version = try await store.add(files: files, message: message)
+        let version = try await store.add(files: files, message: message, author: author)
         state.switchTo(version.number)
         _ = try await store.save(state)
         next.version = version.number
