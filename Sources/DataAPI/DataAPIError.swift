@@ -10,8 +10,9 @@ public struct DataAPIError: Error, Sendable, Hashable, CustomStringConvertible {
         /// Creates a code from its number.
         public init(rawValue: Int) { self.rawValue = rawValue }
 
-        /// 1: internal error or bad parameters.
-        public static let internalError = Code(rawValue: 1)
+        /// 1: LeanCloud's catch-all, which the data layer uses only for the client's doing (bad
+        /// parameters, a locked login); its own failures are 304.
+        public static let badParameters = Code(rawValue: 1)
         /// 101: the class or object does not exist (or may not be seen).
         public static let objectNotFound = Code(rawValue: 101)
         /// 102: the query is invalid.

@@ -14,7 +14,6 @@ public enum FunctionHostServer {
     ) async throws -> some ApplicationProtocol {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let storage = try SQLiteStorage(path: configuration.databasePath)
-        var configuration = configuration
         // Every route and data API uses the hooked service: no write path can miss a hook.
         var plain = DataService(sqlite: storage)
         if let directory = configuration.stagingDataDirectory {
@@ -38,12 +37,18 @@ public enum FunctionHostServer {
             settings: .init(timeout: configuration.javaScriptTimeout, outbound: configuration.outbound, logger: logger))
         let deployer = Deployer(store: DeployStore(data: data), environments: environments)
         try await deployer.start(functionsDirectory: configuration.functionsDirectory)
-        if configuration.messageSender == nil {
-            configuration.messageSender =
-                configuration.messageWebhook.map { WebhookSender(url: $0, hookKey: configuration.keys.hookKey) }
-                ?? OutboxSender(data: data, logger: logger)
-        }
-        let router = makeRouter(configuration: configuration, data: data, deployer: deployer)
+        let sender =
+            configuration.messageSender
+            ?? configuration.messageWebhook.map { WebhookSender(url: $0, hookKey: configuration.keys.hookKey) }
+            ?? OutboxSender(data: data, logger: logger)
+        var accounts = UserAccounts(data: data, now: configuration.clock)
+        accounts.codeLimits = configuration.verification.limits
+        let verification = UserVerification(
+            data: data, sender: sender, settings: configuration.verification, now: configuration.clock)
+        let router = makeRouter(
+            configuration: configuration,
+            services: Services(
+                data: data, deployer: deployer, accounts: accounts, verification: verification, logger: logger))
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FunctionHost"),
@@ -56,8 +61,23 @@ public enum FunctionHostServer {
         try await app.runService()
     }
 
-    /// The router with every route and middleware, over a given data service and deployer.
-    static func makeRouter(configuration: HostConfiguration, data: DataService, deployer: Deployer) -> Router<HostRequestContext> {
+    /// What the routes serve requests with, built once by `makeApplication`.
+    struct Services: Sendable {
+        /// The hooked data service every route uses.
+        let data: DataService
+        /// Deploys and what each environment runs.
+        let deployer: Deployer
+        /// Logins and sessions, on the configured clock.
+        let accounts: UserAccounts
+        /// Codes and links, through the configured sender.
+        let verification: UserVerification
+        /// The server's logger.
+        let logger: Logger
+    }
+
+    /// The router with every route and middleware.
+    static func makeRouter(configuration: HostConfiguration, services: Services) -> Router<HostRequestContext> {
+        let data = services.data
         let router = Router(context: HostRequestContext.self)
         // Order matters: CORS answers preflights first; errors are mapped for everything inside.
         router.add(middleware: LeanCloudCORSMiddleware())
@@ -66,12 +86,10 @@ public enum FunctionHostServer {
             middleware: AuthMiddleware(
                 authenticator: Authenticator(keys: configuration.keys), bodyLimit: configuration.maxBodySize, data: data))
         EngineRoutes().register(on: router)
-        var accounts = UserAccounts(data: data, now: configuration.clock)
-        accounts.codeLimits = configuration.verification.limits
-        let verification = UserVerification(
-            data: data, sender: configuration.messageSender ?? OutboxSender(data: data, logger: Logger(label: "functionhost")),
-            settings: configuration.verification, now: configuration.clock)
-        let endpoint = ObjectEndpoint(data: data, verification: verification, publicURL: configuration.publicURL)
+        let (accounts, verification) = (services.accounts, services.verification)
+        let endpoint = ObjectEndpoint(
+            data: data, accounts: accounts, verification: verification, publicURL: configuration.publicURL,
+            logger: services.logger)
         for prefix in ["1", "1.1"] {
             let group = router.group(RouterPath(prefix))
             ObjectRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
@@ -83,8 +101,8 @@ public enum FunctionHostServer {
             ClassAliasRoutes(endpoint: endpoint, path: "roles", className: "_Role").register(on: group, prefix: prefix)
             ScanRoutes(data: data).register(on: group)
             CloudQueryRoutes(data: data).register(on: group)
-            FunctionRoutes(environments: deployer.environments, data: data).register(on: group)
-            DeployRoutes(deployer: deployer).register(on: group)
+            FunctionRoutes(environments: services.deployer.environments, data: data).register(on: group)
+            DeployRoutes(deployer: services.deployer).register(on: group)
             HookRoutes(data: data, hookKey: configuration.keys.hookKey).register(on: group)
         }
         return router

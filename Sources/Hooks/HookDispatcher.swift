@@ -88,7 +88,14 @@ public final class HookDispatcher: WriteHooks {
     public func runBefore(_ kind: HookKind, _ event: HookEvent) async throws -> HookEvent {
         guard let entry = registry(for: event.caller.environment).entry(kind, event.className) else { return event }
         let request = try request(kind, event, timeout: limits.beforeTimeout)
-        let done = try await Self.run(entry, request, kind: kind)
+        let done: HookRequest
+        do {
+            done = try await Self.run(entry, request, kind: kind)
+        } catch var error as HookError where kind == .onLogin {
+            // A refused login is unauthorized, whichever way the user logged in.
+            error.status = 401
+            throw error
+        }
         var event = event
         event.object = done.object
         event.context = done.context

@@ -51,9 +51,25 @@ import Testing
         }
         try await TestServer.run(functions: functions) { api in
             _ = try await api.post("/1.1/users", ["username": "ada", "password": "pw"])
-            _ = try await api.post("/1.1/users", headers: Headers.master, ["username": "eve", "password": "pw", "banned": true])
+            _ = try await api.post(
+                "/1.1/users", headers: Headers.master,
+                ["username": "eve", "password": "pw", "banned": true, "authData": ["weibo": ["uid": "eve-1"]]])
             #expect(try await api.post("/1.1/login", ["username": "ada", "password": "pw"]).status == .ok)
             expectError(try await api.post("/1.1/login", ["username": "eve", "password": "pw"]), code: 1, status: .unauthorized)
+            // A login with a linked account is refused the same way.
+            expectError(try await api.post("/1.1/users", ["authData": ["weibo": ["uid": "eve-1"]]]), code: 1, status: .unauthorized)
+        }
+    }
+
+    @Test func aLockedAccountRefusesLinkedAccountLoginsUntilTheLockEnds() async throws {
+        let clock = TestClock()
+        try await UserTests.run(clock: clock) { api in
+            _ = try await api.post("/1.1/users", ["username": "ada", "password": "pw", "authData": ["github": ["uid": "gh-1"]]])
+            for _ in 0..<7 { _ = try await api.post("/1.1/login", ["username": "ada", "password": "wrong"]) }
+            expectError(try await api.post("/1.1/users", ["authData": ["github": ["uid": "gh-1"]]]), code: 1, status: .badRequest)
+            // The lock is measured on the server's clock, whichever login path asks.
+            clock.advance(minutes: 16)
+            #expect(try await api.post("/1.1/users", ["authData": ["github": ["uid": "gh-1"]]]).status == .ok)
         }
     }
 

@@ -161,7 +161,13 @@ import Testing
             clock.advance(minutes: 1.5)
             _ = try await api.post("/1.1/requestLoginSmsCode", ["mobilePhoneNumber": "13800000004"])
             let code = try await Self.lastCode(api, to: "13800000004")
-            expectError(try await api.post("/1.1/login", ["mobilePhoneNumber": "13800000004", "smsCode": .string(code)]), code: 1)
+            expectError(
+                try await api.post("/1.1/login", ["mobilePhoneNumber": "13800000004", "smsCode": .string(code)]), code: 1,
+                status: .badRequest)
+            // Every way of logging in with the number is locked, and it is the client's doing: 400.
+            expectError(
+                try await api.post("/1.1/usersByMobilePhone", ["mobilePhoneNumber": "13800000004", "smsCode": .string(code)]),
+                code: 1, status: .badRequest)
         }
     }
 
@@ -169,6 +175,12 @@ import Testing
         let clock = TestClock()
         try await Self.run(clock: clock) { api in
             expectError(try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "+86 138"]), code: 127)
+            for ttl: JSONValue in [0, 1441] {
+                expectError(
+                    try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "13800000005", "ttl": ttl]), code: 1,
+                    status: .badRequest)
+            }
+            expectError(try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "13800000005", "ttl": "soon"]), code: 111)
             #expect(
                 try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "13800000005", "ttl": 5, "name": "Shop", "op": "pay"])
                     .status == .ok)

@@ -4,10 +4,8 @@ extension DataService {
     /// LeanCloud keeps a user's current session token on the `_User` object itself, and so does
     /// this host: the lookup is an indexed equality query.
     public func user(forSessionToken token: String) async throws -> StoredObject? {
-        guard !token.isEmpty, try await storage.classExists("_User") else { return nil }
-        var query = ObjectQuery(className: "_User", limit: 1)
-        query.predicate = try QueryPredicate(where: ["sessionToken": .string(token)])
-        return try await storage.find(query).first
+        guard !token.isEmpty else { return nil }
+        return try await user(where: "sessionToken", equals: token)
     }
 
     /// The user of a session token as the REST API shows it (no password), for `Caller.user`
@@ -28,5 +26,15 @@ extension DataService {
         var query = ObjectQuery(className: "_User", limit: 1)
         query.predicate = try QueryPredicate(where: [field: .string(value)])
         return try await storage.find(query).first
+    }
+
+    /// The user with this mobile phone number: 212 when it is empty, 127 when malformed, 213
+    /// when no user has it.
+    func user(withPhone phone: String) async throws -> StoredObject {
+        try UserVerification.checkPhone(phone)
+        guard let user = try await user(where: "mobilePhoneNumber", equals: phone) else {
+            throw DataAPIError(.mobilePhoneNotFound, "Could not find a user with this mobile phone number.")
+        }
+        return user
     }
 }

@@ -32,11 +32,7 @@ public struct UserAccounts: Sendable {
     /// JSON with its `sessionToken`.
     public func logIn(_ body: [String: JSONValue], caller: Caller = .master) async throws -> JSONValue {
         if let code = body["smsCode"]?.stringValue {
-            let phone = body["mobilePhoneNumber"]?.stringValue ?? ""
-            try UserVerification.checkPhone(phone)
-            guard let user = try await data.user(where: "mobilePhoneNumber", equals: phone) else {
-                throw DataAPIError(.mobilePhoneNotFound, "Could not find a user with this mobile phone number.")
-            }
+            let user = try await data.user(withPhone: body["mobilePhoneNumber"]?.stringValue ?? "")
             return try await logIn(user, smsCode: code, purpose: .login, caller: caller)
         }
         guard let password = body["password"]?.stringValue, !password.isEmpty else {
@@ -109,7 +105,7 @@ public struct UserAccounts: Sendable {
     private func checkNotLocked(_ user: StoredObject) throws {
         let failures = user.fields["_failedLogins"]?.arrayValue?.compactMap(\.doubleValue) ?? []
         if Self.isLocked(failures, at: now().timeIntervalSince1970) {
-            throw DataAPIError(.internalError, Self.lockedMessage)
+            throw DataAPIError(.badParameters, Self.lockedMessage)
         }
     }
 

@@ -56,7 +56,7 @@ public struct UserVerification: Sendable {
     /// Sends a code that verifies a user's phone number; nothing is sent to a number already
     /// verified. 213 when no user has the number.
     public func requestMobilePhoneVerify(_ phone: String) async throws {
-        let user = try await user(withPhone: phone)
+        let user = try await data.user(withPhone: phone)
         if user.fields["mobilePhoneVerified"] == true { return }
         try await sendCode(.verifyPhone, to: phone, userId: user.objectId, doing: "verify your phone number")
     }
@@ -70,7 +70,7 @@ public struct UserVerification: Sendable {
 
     /// Sends a code that resets the password of the user with this phone number (213 if none).
     public func requestPasswordResetBySmsCode(_ phone: String) async throws {
-        let user = try await user(withPhone: phone)
+        let user = try await data.user(withPhone: phone)
         try await sendCode(.resetPasswordBySms, to: phone, userId: user.objectId, doing: "reset your password")
     }
 
@@ -86,7 +86,7 @@ public struct UserVerification: Sendable {
 
     /// Sends a code the user with this phone number logs in with (`login` with `smsCode`).
     public func requestLoginSmsCode(_ phone: String) async throws {
-        let user = try await user(withPhone: phone)
+        let user = try await data.user(withPhone: phone)
         try await sendCode(.login, to: phone, userId: user.objectId, doing: "log in")
     }
 
@@ -94,12 +94,9 @@ public struct UserVerification: Sendable {
     /// `usersByMobilePhone`. `ttl` is in minutes, as LeanCloud's; `name` and `op` shape the text.
     public func requestSmsCode(_ phone: String, ttlMinutes: Int?, name: String?, operation: String?) async throws {
         try Self.checkPhone(phone)
-        if let ttlMinutes, !(1...1440).contains(ttlMinutes) {
-            throw DataAPIError(.internalError, "ttl must be a number of minutes from 1 to 1440.")
-        }
         try await sendCode(
             .sms, to: phone, userId: nil, doing: operation ?? "verify it's you", appName: name,
-            lifetime: ttlMinutes.map { TimeInterval($0 * 60) })
+            lifetime: try Self.lifetime(minutes: ttlMinutes))
     }
 
     /// Checks a code from `requestSmsCode` (once).
@@ -119,7 +116,7 @@ public struct UserVerification: Sendable {
         }
         try await sendCode(
             .changePhone, to: phone, userId: userId, doing: "change your phone number",
-            lifetime: ttlMinutes.map { TimeInterval(max(1, min($0, 1440)) * 60) })
+            lifetime: try Self.lifetime(minutes: ttlMinutes))
     }
 
     /// Sets the signed-in user's phone number to the one the code was sent to; it counts as
@@ -161,14 +158,7 @@ public struct UserVerification: Sendable {
 
     /// Whether a password-reset link still works (the page asks before showing its form).
     public func passwordResetIsLive(token: String) async throws -> Bool {
-        let time = now().timeIntervalSince1970
-        guard try await data.storage.classExists(VerificationCodes.className) else { return false }
-        var query = ObjectQuery(className: VerificationCodes.className, limit: 1)
-        query.predicate = try QueryPredicate(where: [
-            "purpose": .string(VerificationCodes.Purpose.resetPasswordByEmail.rawValue),
-            "codeHash": .string(VerificationCodes.hash(token)), "used": false, "expiresAt": ["$gt": .double(time)],
-        ])
-        return try await !data.storage.find(query).isEmpty
+        try await codes.isLive(.resetPasswordByEmail, code: token)
     }
 
     /// Sets a new password through a reset link; the user's sessions end.
@@ -194,13 +184,8 @@ public struct UserVerification: Sendable {
 
     // MARK: Parts
 
-    /// What `onVerified` names a channel.
-    enum Channel: String {
-        case sms
-        case email
-    }
-
-    private func markVerified(_ channel: Channel, userId: String, caller: Caller) async throws {
+    /// Sets the channel's verified flag; `onVerified` is named by the channel (`sms`, `email`).
+    private func markVerified(_ channel: OutgoingMessage.Channel, userId: String, caller: Caller) async throws {
         let field = channel == .sms ? "mobilePhoneVerified" : "emailVerified"
         let user = try await data.update("_User", id: userId, body: [field: true], caller: Caller.master.withoutHooks).object
         let json = JSONValue.object(user.restJSON())
@@ -251,20 +236,22 @@ public struct UserVerification: Sendable {
         }
     }
 
-    private func user(withPhone phone: String) async throws -> StoredObject {
-        try Self.checkPhone(phone)
-        guard let user = try await data.user(where: "mobilePhoneNumber", equals: phone) else {
-            throw DataAPIError(.mobilePhoneNotFound, "Could not find a user with this mobile phone number.")
-        }
-        return user
-    }
-
     private func user(withEmail email: String) async throws -> StoredObject {
         try Self.checkEmail(email)
         guard let user = try await data.user(where: "email", equals: email) else {
             throw DataAPIError(.emailNotFound, "Could not find a user with this email address.")
         }
         return user
+    }
+
+    /// A request's `ttl` in minutes as a code's lifetime (LeanCloud's SMS API counts minutes):
+    /// 1 to 1440 minutes; nil keeps the default.
+    static func lifetime(minutes: Int?) throws(DataAPIError) -> TimeInterval? {
+        guard let minutes else { return nil }
+        guard (1...1440).contains(minutes) else {
+            throw DataAPIError(.badParameters, "ttl must be a number of minutes from 1 to 1440.")
+        }
+        return TimeInterval(minutes * 60)
     }
 
     /// A phone number: digits, an optional leading `+`, 5 to 20 digits (212 when empty, 127 else).

@@ -75,14 +75,15 @@ public struct VerificationCodes: Sendable {
         _ purpose: Purpose, to target: String, userId: String? = nil, ttl: TimeInterval, link: Bool = false
     ) async throws -> String {
         let time = now().timeIntervalSince1970
-        let recent = try await records(where: ["target": .string(target), "sentAt": ["$gt": .double(time - 86_400)]])
+        let sent = try await records(where: ["target": .string(target)])
+        let recent = sent.filter { ($0.fields["sentAt"]?.doubleValue ?? 0) > time - 86_400 }
         if recent.contains(where: { ($0.fields["sentAt"]?.doubleValue ?? 0) > time - limits.minimumInterval })
             || recent.count >= limits.dailyLimit
         {
             throw DataAPIError(.codeRequestedTooOften, "Can't send a code to \(target) so often: try again later.")
         }
         // Codes older than a day count for nothing any more.
-        for old in try await records(where: ["target": .string(target), "sentAt": ["$lte": .double(time - 86_400)]]) {
+        for old in sent where !recent.contains(old) {
             try await data.delete(Self.className, id: old.objectId, caller: Self.caller)
         }
         let code = link ? Self.randomToken() : Self.randomDigits()
@@ -98,21 +99,8 @@ public struct VerificationCodes: Sendable {
     /// Accepts a code for `purpose` (sent to `target`, when given) once: a second use, an
     /// expired code or a wrong one is 603.
     public func redeem(_ purpose: Purpose, code: String, target: String? = nil) async throws -> Redemption {
-        let time = now().timeIntervalSince1970
-        var condition: [String: JSONValue] = [
-            "purpose": .string(purpose.rawValue), "used": false, "expiresAt": ["$gt": .double(time)],
-        ]
-        if let target { condition["target"] = .string(target) }
-        let live = try await records(where: condition)
-        let hash = Self.hash(code)
-        guard let match = live.first(where: { $0.fields["codeHash"]?.stringValue == hash }) else {
-            // A wrong guess uses up one of the attempts of the newest code for this target.
-            if target != nil, let newest = live.max(by: { ($0.fields["sentAt"]?.doubleValue ?? 0) < ($1.fields["sentAt"]?.doubleValue ?? 0) }) {
-                let attempts = (newest.fields["attempts"]?.intValue ?? 0) + 1
-                var change: [String: JSONValue] = ["attempts": .int(Int64(attempts))]
-                if attempts >= limits.maxAttempts { change["used"] = true }
-                _ = try? await data.update(Self.className, id: newest.objectId, body: change, caller: Self.caller)
-            }
+        guard let match = try await live(purpose, code: code, target: target) else {
+            if let target { try await countWrongGuess(purpose, target: target) }
             throw Self.invalid
         }
         do {
@@ -126,7 +114,38 @@ public struct VerificationCodes: Sendable {
         return Redemption(target: match.fields["target"]?.stringValue ?? "", userId: match.fields["userId"]?.stringValue)
     }
 
+    /// A wrong guess uses up one of the attempts of the newest code sent to `target`; the last
+    /// one kills it.
+    private func countWrongGuess(_ purpose: Purpose, target: String) async throws {
+        let sentAt = { (code: StoredObject) in code.fields["sentAt"]?.doubleValue ?? 0 }
+        guard let newest = try await live(purpose, target: target).max(by: { sentAt($0) < sentAt($1) }) else { return }
+        let attempts = (newest.fields["attempts"]?.intValue ?? 0) + 1
+        var change: [String: JSONValue] = ["attempts": .int(attempts)]
+        if attempts >= limits.maxAttempts { change["used"] = true }
+        _ = try await data.update(Self.className, id: newest.objectId, body: change, caller: Self.caller)
+    }
+
+    /// Whether a code would be accepted now (without using it up).
+    public func isLive(_ purpose: Purpose, code: String) async throws -> Bool {
+        try await live(purpose, code: code, target: nil) != nil
+    }
+
     static let invalid = DataAPIError(.invalidCode, "Invalid or expired code.")
+
+    /// The unused, unexpired code for `purpose` with this text (sent to `target`, when given).
+    private func live(_ purpose: Purpose, code: String, target: String?) async throws -> StoredObject? {
+        try await live(purpose, target: target, hash: Self.hash(code)).first
+    }
+
+    /// The unused, unexpired codes for `purpose` (sent to `target`, with this hash, when given).
+    private func live(_ purpose: Purpose, target: String?, hash: String? = nil) async throws -> [StoredObject] {
+        var condition: [String: JSONValue] = [
+            "purpose": .string(purpose.rawValue), "used": false, "expiresAt": ["$gt": .double(now().timeIntervalSince1970)],
+        ]
+        if let target { condition["target"] = .string(target) }
+        if let hash { condition["codeHash"] = .string(hash) }
+        return try await records(where: condition)
+    }
 
     private func records(where condition: [String: JSONValue]) async throws -> [StoredObject] {
         guard try await data.storage.classExists(Self.className) else { return [] }

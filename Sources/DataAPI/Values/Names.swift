@@ -1,13 +1,12 @@
 /// The rules for class and field names.
 public enum Names {
     /// System classes with a leading underscore that the server defines.
-    public static let systemClasses: Set<String> = [
-        "_User", "_Role", "_File", "_Installation", "_Session", "_VerificationCode", "_Outbox", "_CloudCodeVersion",
-        "_EngineEnvironment",
-    ]
+    public static let systemClasses: Set<String> = internalClasses.union([
+        "_User", "_Role", "_File", "_Installation", "_Session",
+    ])
 
-    /// System classes the host keeps for itself (verification codes, the message outbox): only
-    /// the master key reads or writes them.
+    /// System classes the host keeps for itself (verification codes, the message outbox, deploy
+    /// versions and environments): only the master key reads or writes them.
     public static let internalClasses: Set<String> = ["_VerificationCode", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment"]
 
     /// Fields that carry transport information in request bodies (browser SDKs tunnel method,

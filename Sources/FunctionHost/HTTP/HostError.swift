@@ -57,7 +57,7 @@ public struct HostError: Error, Sendable {
         case .operationForbidden: return .forbidden
         case .codeRequestedTooOften: return .tooManyRequests
         case .messageNotSent: return .badGateway
-        case .storageFailure, .internalError: return .internalServerError
+        case .storageFailure: return .internalServerError
         default: return .badRequest
         }
     }

@@ -6,12 +6,14 @@ import Logging
 /// request means the same thing whichever way it arrives.
 struct ObjectEndpoint: Sendable {
     let data: DataService
+    /// Logins with a linked `authData`, on the server's clock.
+    let accounts: UserAccounts
     /// What a new user is sent (verification link or code), when the settings say so.
-    var verification: UserVerification?
+    let verification: UserVerification
     /// The address links in emails start with; nil takes it from the request's `Host`.
-    var publicURL: String?
+    let publicURL: String?
     /// Where failures to send signup messages are logged.
-    var logger = Logger(label: "functionhost")
+    let logger: Logger
 
     func create(
         _ className: String, body: [String: JSONValue], parameters: [String: String], caller: Caller, prefix: String,
@@ -28,12 +30,12 @@ struct ObjectEndpoint: Sendable {
             body["authData"] = .object(authData)
             caller.skippedHooks.insert(.onAuthData)
             // LeanCloud's loginWithAuthData: a third-party account already linked logs its user in.
-            if body["username"] == nil, let user = try await UserAccounts(data: data).logIn(authData: authData, caller: caller) {
+            if body["username"] == nil, let user = try await accounts.logIn(authData: authData, caller: caller) {
                 return JSONResponse(status: .ok, user)
             }
         }
         let object = try await data.create(className, body: body, caller: caller)
-        if className == "_User", let verification {
+        if className == "_User" {
             do {
                 try await verification.sendSignupMessages(to: object, linkBase: linkBase ?? publicURL ?? "http://localhost")
             } catch {

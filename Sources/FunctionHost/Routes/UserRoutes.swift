@@ -1,5 +1,4 @@
 import DataAPI
-import Hooks
 import Hummingbird
 
 /// The user API: signup (`POST /users`), `POST /login`, `GET /users/me`,
@@ -15,15 +14,7 @@ struct UserRoutes: Sendable {
             group.post(RouterPath(path)) { request, context in
                 var request = request
                 let body = try await request.jsonObject(context: context)
-                do {
-                    return JSONResponse(try await accounts.logIn(body, caller: context.caller))
-                } catch let error as DataAPIError where error.code == .internalError {
-                    // The lockout is LeanCloud's code 1, but the client's doing, not a server fault.
-                    throw HostError(status: .badRequest, code: 1, message: error.message)
-                } catch let error as HookError {
-                    // An onLogin hook refused: the login is unauthorized.
-                    throw HostError(status: .unauthorized, code: error.code, message: error.message)
-                }
+                return JSONResponse(try await accounts.logIn(body, caller: context.caller))
             }
         }
         group.get("users/me") { request, context in
