@@ -13,9 +13,24 @@ public struct CloudCodeVersion: Sendable, Hashable {
     /// What the deployer said of it.
     public var message: String
     /// Who deployed it (`user@host` from the CLI; `host` for the functions directory at start).
-    public var author: String = ""
+    public var author: String
     /// When it was deployed.
     public var createdAt: String
+
+    /// A bundle not stored yet (number 0, no time), with its hash.
+    init(files: [String: String], message: String, author: String) {
+        self.init(number: 0, files: files, hash: Self.hash(of: files), message: message, author: author, createdAt: "")
+    }
+
+    /// A version as stored.
+    init(number: Int, files: [String: String], hash: String, message: String, author: String, createdAt: String) {
+        self.number = number
+        self.files = files
+        self.hash = hash
+        self.message = message
+        self.author = author
+        self.createdAt = createdAt
+    }
 
     /// The hash of a bundle of files.
     public static func hash(of files: [String: String]) -> String {
@@ -33,7 +48,7 @@ public struct CloudCodeVersion: Sendable, Hashable {
     }
 
     /// The version as the deploy API lists it (file names, not their sources).
-    func summary(live: [String]) -> JSONValue {
+    func summary(live: [String]) -> [String: JSONValue] {
         [
             "version": .int(Int64(number)), "hash": .string(hash), "message": .string(message),
             "createdAt": .string(createdAt), "author": .string(author), "files": .array(files.keys.sorted().map(JSONValue.string)),

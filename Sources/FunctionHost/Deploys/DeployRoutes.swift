@@ -32,7 +32,7 @@ struct DeployRoutes: Sendable {
             let version = try await deployer.deploy(
                 files: files, message: body["message"]?.stringValue ?? "",
                 author: body["author"]?.stringValue ?? "master key", to: environment)
-            guard case .object(var json) = version.summary(live: [environment]) else { return JSONResponse([:]) }
+            var json = version.summary(live: [environment])
             json["environment"] = .string(environment)
             return JSONResponse(status: .created, .object(json))
         }
@@ -45,7 +45,7 @@ struct DeployRoutes: Sendable {
                 let ran = Set(try await deployer.state(of: only).history)
                 versions = versions.filter { ran.contains($0.version.number) }
             }
-            return JSONResponse(["results": .array(versions.map { $0.version.summary(live: $0.live) })])
+            return JSONResponse(["results": .array(versions.map { .object($0.version.summary(live: $0.live)) })])
         }
         group.get("engine/environments") { _, context in
             try Self.requireMaster(context)

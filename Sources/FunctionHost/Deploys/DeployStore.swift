@@ -22,22 +22,23 @@ struct DeployStore: Sendable {
         try await records(Self.versions, where: ["number": .int(Int64(number))]).first.flatMap(Self.version)
     }
 
-    /// Stores a new version, numbered one past the newest.
-    func add(files: [String: String], message: String, author: String) async throws -> CloudCodeVersion {
-        let newest = try await records(Self.versions, where: nil, newestFirst: 1).first?.fields["number"]?.intValue.map(Int.init) ?? 0
-        let hash = CloudCodeVersion.hash(of: files)
-        // Paths hold dots, which object keys may not: files are stored as a list of pairs.
-        let list: [JSONValue] = files.sorted { $0.key < $1.key }.map { ["path": .string($0.key), "source": .string($0.value)] }
-        let stored = try await EnvironmentStorage.$environment.withValue("production") {
-            try await data.create(
-            Self.versions,
-            body: [
-                "number": .int(Int64(newest + 1)), "files": .array(list), "hash": .string(hash), "message": .string(message),
-                "author": .string(author), "ACL": [:],
-            ], caller: Self.caller)
+    /// Stores a bundle as a new version, numbered one past the newest.
+    func add(_ draft: CloudCodeVersion) async throws -> CloudCodeVersion {
+        try await onProduction {
+            let newest = try await records(Self.versions, where: nil, newestFirst: 1).first?.fields["number"]?.intValue
+            var version = draft
+            version.number = Int(newest ?? 0) + 1
+            // Paths hold dots, which object keys may not: files are stored as a list of pairs.
+            let files: [JSONValue] = draft.sortedFiles.map { ["path": .string($0.name), "source": .string($0.source)] }
+            let stored = try await data.create(
+                Self.versions,
+                body: [
+                    "number": .int(Int64(version.number)), "files": .array(files), "hash": .string(draft.hash),
+                    "message": .string(draft.message), "author": .string(draft.author), "ACL": [:],
+                ], caller: Self.caller)
+            version.createdAt = stored.createdAt
+            return version
         }
-        return CloudCodeVersion(
-            number: newest + 1, files: files, hash: hash, message: message, author: author, createdAt: stored.createdAt)
     }
 
     /// An environment as stored, or a new one.
@@ -48,32 +49,31 @@ struct DeployStore: Sendable {
 
     /// Stores an environment.
     func save(_ environment: EnvironmentState) async throws -> EnvironmentState {
-        try await EnvironmentStorage.$environment.withValue("production") { try await unpinnedSave(environment) }
-    }
-
-    private func unpinnedSave(_ environment: EnvironmentState) async throws -> EnvironmentState {
-        var saved = environment
-        if let id = environment.objectId {
-            _ = try await data.update(Self.environments, id: id, body: environment.record, caller: Self.caller)
-        } else {
-            saved.objectId = try await data.create(Self.environments, body: environment.record, caller: Self.caller).objectId
+        try await onProduction {
+            var saved = environment
+            if let id = environment.objectId {
+                _ = try await data.update(Self.environments, id: id, body: environment.record, caller: Self.caller)
+            } else {
+                saved.objectId = try await data.create(Self.environments, body: environment.record, caller: Self.caller).objectId
+            }
+            return saved
         }
-        return saved
     }
 
     /// Records of a class; with `newestFirst`, that many of the highest-numbered versions.
     private func records(_ className: String, where condition: JSONValue?, newestFirst: Int? = nil) async throws -> [StoredObject] {
-        try await EnvironmentStorage.$environment.withValue("production") {
-            try await unpinnedRecords(className, where: condition, newestFirst: newestFirst)
+        try await onProduction {
+            guard try await data.storage.classExists(className) else { return [] }
+            var query = ObjectQuery(className: className, limit: newestFirst ?? ObjectQuery.maxLimit)
+            if newestFirst != nil { query.order = [SortKey(key: "number", descending: true)] }
+            if let condition { query.predicate = try QueryPredicate(where: condition) }
+            return try await data.storage.find(query)
         }
     }
 
-    private func unpinnedRecords(_ className: String, where condition: JSONValue?, newestFirst: Int?) async throws -> [StoredObject] {
-        guard try await data.storage.classExists(className) else { return [] }
-        var query = ObjectQuery(className: className, limit: newestFirst ?? ObjectQuery.maxLimit)
-        if newestFirst != nil { query.order = [SortKey(key: "number", descending: true)] }
-        if let condition { query.predicate = try QueryPredicate(where: condition) }
-        return try await data.storage.find(query)
+    /// Runs `body` against production's database, whichever environment the request serves.
+    private func onProduction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await EnvironmentStorage.$environment.withValue("production") { try await body() }
     }
 
     private static func version(_ record: StoredObject) -> CloudCodeVersion? {

@@ -26,7 +26,8 @@ actor Deployer {
         if production.seedHash != hash {
             var staging = try await store.environment("staging")
             if !files.isEmpty {
-                let version = try await store.add(files: files, message: "\(functionsDirectory) at start", author: "host")
+                let version = try await store.add(
+                    CloudCodeVersion(files: files, message: "\(functionsDirectory) at start", author: "host"))
                 production.switchTo(version.number)
                 staging.switchTo(version.number)
             }
@@ -49,10 +50,9 @@ actor Deployer {
     {
         guard !files.isEmpty else { throw HostError(status: .badRequest, code: 1, message: "The bundle has no files.") }
         var state = try await store.environment(environment)
-        let hash = CloudCodeVersion.hash(of: files)
-        let draft = CloudCodeVersion(number: 0, files: files, hash: hash, message: message, author: author, createdAt: "")
+        let draft = CloudCodeVersion(files: files, message: message, author: author)
         var next = try await environments.prepare(draft, for: environment, variables: state.variables, strict: true)
-        let version = try await store.add(files: files, message: message, author: author)
+        let version = try await store.add(draft)
         state.switchTo(version.number)
         _ = try await store.save(state)
         next.version = version.number
@@ -71,8 +71,8 @@ actor Deployer {
     /// An environment returns to an earlier version: `number`, or the one it ran before the
     /// current one.
     func rollback(_ environment: String, to number: Int?) async throws -> Int {
-        var state = try await store.environment(environment)
         if let number { return try await switchTo(number, in: environment) }
+        var state = try await store.environment(environment)
         let history = state.history
         guard history.count >= 2 else {
             throw HostError(status: .badRequest, code: 1, message: "\(environment) has no earlier version to return to.")

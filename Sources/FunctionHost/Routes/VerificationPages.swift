@@ -18,14 +18,12 @@ struct VerificationPages: Sendable {
                 try await verification.verifyEmail(token: try context.parameters.require("token"), caller: context.caller)
                 return Self.page("Email verified", "Your email address is verified. You can close this page.")
             } catch let error as DataAPIError where error.code == .invalidCode {
-                return Self.page("Link expired", "This link is invalid or has expired: ask the app for a new one.", status: .badRequest)
+                return Self.expired
             }
         }
         group.get("resetPassword/:token") { _, context in
             let token = try context.parameters.require("token")
-            guard try await verification.passwordResetIsLive(token: token) else {
-                return Self.page("Link expired", "This link is invalid or has expired: ask the app for a new one.", status: .badRequest)
-            }
+            guard try await verification.passwordResetIsLive(token: token) else { return Self.expired }
             return Self.page(
                 "Choose a new password",
                 """
@@ -54,6 +52,11 @@ struct VerificationPages: Sendable {
             }
             return isJSON ? JSONResponse([:]).response : Self.page("Password changed", "Your password has been changed.")
         }
+    }
+
+    /// What a used, expired or made-up link opens.
+    private static var expired: Response {
+        page("Link expired", "This link is invalid or has expired: ask the app for a new one.", status: .badRequest)
     }
 
     /// A small HTML page.

@@ -13,50 +13,47 @@ struct VerificationRoutes: Sendable {
     let publicURL: String?
 
     func register(on group: RouterGroup<HostRequestContext>) {
-        post(group, "requestEmailVerify") { body, request, _ in
+        route(group, "requestEmailVerify") { body, request, _ in
             try await verification.requestEmailVerify(Self.text(body, "email"), linkBase: linkBase(request))
         }
-        post(group, "requestPasswordReset") { body, request, _ in
+        route(group, "requestPasswordReset") { body, request, _ in
             try await verification.requestPasswordReset(Self.text(body, "email"), linkBase: linkBase(request))
         }
-        post(group, "requestMobilePhoneVerify") { body, _, _ in
+        route(group, "requestMobilePhoneVerify") { body, _, _ in
             try await verification.requestMobilePhoneVerify(Self.text(body, "mobilePhoneNumber"))
         }
-        post(group, "verifyMobilePhone/:code") { body, _, context in
+        route(group, "verifyMobilePhone/:code") { body, _, context in
             try await verification.verifyMobilePhone(
                 code: try context.parameters.require("code"), phone: body["mobilePhoneNumber"]?.stringValue,
                 caller: context.caller)
         }
-        post(group, "requestPasswordResetBySmsCode") { body, _, _ in
+        route(group, "requestPasswordResetBySmsCode") { body, _, _ in
             try await verification.requestPasswordResetBySmsCode(Self.text(body, "mobilePhoneNumber"))
         }
         for method in [HTTPRequest.Method.put, .post] {
-            group.on("resetPasswordBySmsCode/:code", method: method) { request, context in
-                var request = request
-                let body = try await request.jsonObject(context: context)
+            route(group, "resetPasswordBySmsCode/:code", method: method) { body, _, context in
                 try await verification.resetPasswordBySmsCode(
                     code: try context.parameters.require("code"), phone: Self.text(body, "mobilePhoneNumber"),
                     password: Self.text(body, "password"), caller: context.caller)
-                return JSONResponse([:])
             }
         }
-        post(group, "requestLoginSmsCode") { body, _, _ in
+        route(group, "requestLoginSmsCode") { body, _, _ in
             try await verification.requestLoginSmsCode(Self.text(body, "mobilePhoneNumber"))
         }
-        post(group, "requestSmsCode") { body, _, _ in
+        route(group, "requestSmsCode") { body, _, _ in
             try await verification.requestSmsCode(
                 Self.text(body, "mobilePhoneNumber"), ttlMinutes: try Self.minutes(body["ttl"]), name: body["name"]?.stringValue,
                 operation: body["op"]?.stringValue)
         }
-        post(group, "verifySmsCode/:code") { body, _, context in
+        route(group, "verifySmsCode/:code") { body, _, context in
             try await verification.verifySmsCode(
                 code: try context.parameters.require("code"), phone: Self.text(body, "mobilePhoneNumber"))
         }
-        post(group, "requestChangePhoneNumber") { body, _, context in
+        route(group, "requestChangePhoneNumber") { body, _, context in
             try await verification.requestChangePhoneNumber(
                 Self.text(body, "mobilePhoneNumber"), ttlMinutes: try Self.minutes(body["ttl"]), caller: context.caller)
         }
-        post(group, "changePhoneNumber") { body, _, context in
+        route(group, "changePhoneNumber") { body, _, context in
             try await verification.changePhoneNumber(
                 Self.text(body, "mobilePhoneNumber"), code: Self.text(body, "code"), caller: context.caller)
         }
@@ -70,12 +67,12 @@ struct VerificationRoutes: Sendable {
         }
     }
 
-    /// A POST route with a JSON object body that answers `{}`.
-    private func post(
-        _ group: RouterGroup<HostRequestContext>, _ path: String,
+    /// A route (POST unless told) with a JSON object body, answering `{}`.
+    private func route(
+        _ group: RouterGroup<HostRequestContext>, _ path: String, method: HTTPRequest.Method = .post,
         _ action: @escaping @Sendable ([String: JSONValue], Request, HostRequestContext) async throws -> Void
     ) {
-        group.post(RouterPath(path)) { request, context in
+        group.on(RouterPath(path), method: method) { request, context in
             var request = request
             let body = try await request.jsonObject(context: context)
             try await action(body, request, context)
