@@ -36,6 +36,15 @@ struct ClientOptions: ParsableArguments {
         return EngineClient(server: server, appId: appId, masterKey: masterKey)
     }
 
+    /// Prints the server's answer on one line with `--json`, else the summary lines made of it.
+    func report(_ answer: EngineAnswer, _ summary: (EngineAnswer) throws -> [String]) throws {
+        if json {
+            print(answer.jsonLine)
+        } else {
+            for line in try summary(answer) { print(line) }
+        }
+    }
+
     /// Applies the environment fallbacks and checks the result.
     private func resolved() throws -> (server: String, appId: String, masterKey: String) {
         let environment = ProcessInfo.processInfo.environment

@@ -40,14 +40,10 @@ struct Deploy: AsyncParsableCommand {
                 "environment": environment.rawValue, "message": message, "files": files, "author": author,
             ]
             let answer = try await client.send(.POST, "/1.1/engine/deploys", body: JSONText.data(body))
-            if options.json {
-                print(answer.jsonLine)
-                return
+            try options.report(answer) { answer in
+                let target = answer.string("environment", default: environment.rawValue)
+                return ["Deployed version \(try answer.int("version")) to \(target) (hash \(answer.string("hash").prefix(8)))."]
             }
-            let version = try answer.int("version")
-            let hash = answer.string("hash").prefix(8)
-            let target = answer.string("environment", default: environment.rawValue)
-            print("Deployed version \(version) to \(target) (hash \(hash)).")
         }
     }
 }

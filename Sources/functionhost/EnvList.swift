@@ -9,10 +9,7 @@ struct EnvList: AsyncParsableCommand {
         abstract: "Print an environment's variables; secrets show masked.")
 
     /// Whose variables.
-    @Option(
-        name: .customLong("env"),
-        help: ArgumentHelp("The environment whose variables to show.", valueName: "environment"))
-    var environment: DeployEnvironment = .production
+    @OptionGroup var target: VariablesEnvironment
 
     /// Server, credentials and output form.
     @OptionGroup var options: ClientOptions
@@ -21,20 +18,15 @@ struct EnvList: AsyncParsableCommand {
     func run() async throws {
         try await ClientFailure.reporting {
             let answer = try await options.client().send(
-                .GET, "/1.1/engine/variables?environment=\(environment.rawValue)")
-            if options.json {
-                print(answer.jsonLine)
-                return
-            }
-            let variables = answer.object["variables"] as? [String: String] ?? [:]
-            let secrets = Set(answer.object["secrets"] as? [String] ?? [])
-            if variables.isEmpty {
-                print("No variables on \(environment.rawValue).")
-                return
-            }
-            for key in variables.keys.sorted() {
+                .GET, "/1.1/engine/variables?environment=\(target.environment.rawValue)")
+            try options.report(answer) { answer in
+                let variables = answer.object["variables"] as? [String: String] ?? [:]
+                let secrets = Set(answer.object["secrets"] as? [String] ?? [])
+                if variables.isEmpty { return ["No variables on \(target.environment.rawValue)."] }
                 // The server masks secret values already; the mark says why the value looks so.
-                print("\(key)=\(variables[key] ?? "")" + (secrets.contains(key) ? " (secret)" : ""))
+                return variables.keys.sorted().map { key in
+                    "\(key)=\(variables[key] ?? "")" + (secrets.contains(key) ? " (secret)" : "")
+                }
             }
         }
     }

@@ -13,10 +13,7 @@ struct EnvSet: AsyncParsableCommand {
     var assignments: [String]
 
     /// Whose variables.
-    @Option(
-        name: .customLong("env"),
-        help: ArgumentHelp("The environment whose variables to change.", valueName: "environment"))
-    var environment: DeployEnvironment = .production
+    @OptionGroup var target: VariablesEnvironment
 
     /// Whether the values are secrets, which the server never shows again.
     @Flag(help: "Store the values as secrets, masked when listed.")
@@ -55,14 +52,11 @@ struct EnvSet: AsyncParsableCommand {
         try await ClientFailure.reporting {
             let variables = try self.variables()
             let set = Dictionary(uniqueKeysWithValues: variables.map { ($0.key, $0.value) })
-            let body: [String: Any] = ["environment": environment.rawValue, "set": set, "secret": secret]
+            let body: [String: Any] = ["environment": target.environment.rawValue, "set": set, "secret": secret]
             let answer = try await options.client().send(.PUT, "/1.1/engine/variables", body: JSONText.data(body))
-            if options.json {
-                print(answer.jsonLine)
-                return
+            try options.report(answer) { _ in
+                ["Set \(variables.map(\.key).joined(separator: ", ")) on \(target.environment.rawValue)."]
             }
-            let keys = variables.map(\.key).joined(separator: ", ")
-            print("Set \(keys) on \(environment.rawValue).")
         }
     }
 }

@@ -13,10 +13,7 @@ struct EnvUnset: AsyncParsableCommand {
     var keys: [String]
 
     /// Whose variables.
-    @Option(
-        name: .customLong("env"),
-        help: ArgumentHelp("The environment whose variables to change.", valueName: "environment"))
-    var environment: DeployEnvironment = .production
+    @OptionGroup var target: VariablesEnvironment
 
     /// Server, credentials and output form.
     @OptionGroup var options: ClientOptions
@@ -34,13 +31,9 @@ struct EnvUnset: AsyncParsableCommand {
     /// Sends the removal and confirms which keys went.
     func run() async throws {
         try await ClientFailure.reporting {
-            let body: [String: Any] = ["environment": environment.rawValue, "unset": keys]
+            let body: [String: Any] = ["environment": target.environment.rawValue, "unset": keys]
             let answer = try await options.client().send(.PUT, "/1.1/engine/variables", body: JSONText.data(body))
-            if options.json {
-                print(answer.jsonLine)
-                return
-            }
-            print("Unset \(keys.joined(separator: ", ")) on \(environment.rawValue).")
+            try options.report(answer) { _ in ["Unset \(keys.joined(separator: ", ")) on \(target.environment.rawValue)."] }
         }
     }
 }

@@ -46,11 +46,7 @@ struct Invoke: AsyncParsableCommand {
             let headers = environment == .staging ? [("X-LC-Prod", "0")] : []
             let answer = try await options.client().send(
                 .POST, "/1.1/functions/\(segment)", body: Data(params.utf8), headers: headers)
-            if options.json {
-                print(answer.jsonLine)
-                return
-            }
-            print(JSONText.string(answer.object["result"] ?? NSNull()))
+            try options.report(answer) { answer in [JSONText.string(answer.object["result"] ?? NSNull())] }
         }
     }
 }

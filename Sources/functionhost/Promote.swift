@@ -15,11 +15,7 @@ struct Promote: AsyncParsableCommand {
         try await ClientFailure.reporting {
             let answer = try await options.client().send(
                 .POST, "/1.1/engine/promote", body: JSONText.data([String: Any]()))
-            if options.json {
-                print(answer.jsonLine)
-                return
-            }
-            print("Production now runs version \(try answer.int("version")).")
+            try options.report(answer) { answer in ["Production now runs version \(try answer.int("version"))."] }
         }
     }
 }

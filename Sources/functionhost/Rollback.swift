@@ -34,12 +34,9 @@ struct Rollback: AsyncParsableCommand {
             var body: [String: Any] = ["environment": environment.rawValue]
             if let version { body["version"] = version }
             let answer = try await options.client().send(.POST, "/1.1/engine/rollback", body: JSONText.data(body))
-            if options.json {
-                print(answer.jsonLine)
-                return
+            try options.report(answer) { answer in
+                ["\(answer.string("environment", default: environment.rawValue)) now runs version \(try answer.int("version"))."]
             }
-            let target = answer.string("environment", default: environment.rawValue)
-            print("\(target) now runs version \(try answer.int("version")).")
         }
     }
 }

@@ -21,29 +21,26 @@ struct Versions: AsyncParsableCommand {
         try await ClientFailure.reporting {
             let query = environment.map { "?environment=\($0.rawValue)" } ?? ""
             let answer = try await options.client().send(.GET, "/1.1/engine/deploys" + query)
-            if options.json {
-                print(answer.jsonLine)
-                return
-            }
-            let results = answer.object["results"] as? [[String: Any]] ?? []
-            if results.isEmpty {
-                print("No versions deployed.")
-                return
-            }
-            // Right-align the numbers so the columns after them line up.
-            let width = results.map { String($0["version"] as? Int ?? 0).count }.max() ?? 1
-            for entry in results {
-                let number = String(entry["version"] as? Int ?? 0)
-                let padded = String(repeating: " ", count: width - number.count) + number
-                let createdAt = entry["createdAt"] as? String ?? "-"
-                let hash = (entry["hash"] as? String ?? "-").prefix(8)
-                let live = (entry["live"] as? [String] ?? []).joined(separator: ",")
-                // One line per version: a multi-line message shows its first line.
-                let message = (entry["message"] as? String ?? "").split(whereSeparator: \.isNewline).first ?? ""
-                let author = entry["author"] as? String ?? ""
-                let columns = [padded, createdAt, String(hash), author.isEmpty ? "-" : author, live.isEmpty ? "-" : live]
-                // An empty message is left out rather than printed as trailing spaces.
-                print("  " + (columns + (message.isEmpty ? [] : [String(message)])).joined(separator: "  "))
+            try options.report(answer) { answer in
+                let results = answer.object["results"] as? [[String: Any]] ?? []
+                if results.isEmpty { return ["No versions deployed."] }
+                // Right-align the numbers so the columns after them line up.
+                let width = results.map { String($0["version"] as? Int ?? 0).count }.max() ?? 1
+                return results.map { entry in
+                    let number = String(entry["version"] as? Int ?? 0)
+                    let padded = String(repeating: " ", count: width - number.count) + number
+                    let hash = (entry["hash"] as? String ?? "-").prefix(8)
+                    let author = entry["author"] as? String ?? ""
+                    let live = (entry["live"] as? [String] ?? []).joined(separator: ",")
+                    let columns = [
+                        padded, entry["createdAt"] as? String ?? "-", String(hash), author.isEmpty ? "-" : author,
+                        live.isEmpty ? "-" : live,
+                    ]
+                    // One line per version: a multi-line message shows its first line, an empty one
+                    // nothing (no trailing spaces).
+                    let message = (entry["message"] as? String ?? "").split(whereSeparator: \.isNewline).first
+                    return "  " + (columns + (message.map { [String($0)] } ?? [])).joined(separator: "  ")
+                }
             }
         }
     }
