@@ -47,6 +47,8 @@ public final class HookDispatcher: WriteHooks {
     private let limits: Limits
     private let logger: Logger
     private let onAfterFailure: (@Sendable (Failure) -> Void)?
+    /// Ends Swift hooks that run past their deadline.
+    private let deadlines = DeadlineWatch()
 
     /// Creates a dispatcher over `service` (whose own `hooks` it will be) with the same hooks in
     /// every environment until `replace` says otherwise.
@@ -90,7 +92,7 @@ public final class HookDispatcher: WriteHooks {
         let request = try request(kind, event, timeout: limits.beforeTimeout)
         let done: HookRequest
         do {
-            done = try await Self.run(entry, request, kind: kind)
+            done = try await run(entry, request, kind: kind)
         } catch var error as HookError where kind == .onLogin {
             // A refused login is unauthorized, whichever way the user logged in.
             error.status = 401
@@ -106,7 +108,7 @@ public final class HookDispatcher: WriteHooks {
     public func runAfter(_ kind: HookKind, _ event: HookEvent) async {
         guard let entry = registry(for: event.caller.environment).entry(kind, event.className) else { return }
         do {
-            _ = try await Self.run(entry, try request(kind, event, timeout: limits.afterTimeout), kind: kind)
+            _ = try await run(entry, try request(kind, event, timeout: limits.afterTimeout), kind: kind)
         } catch {
             let failure = Failure(
                 kind: kind, className: event.className, objectId: event.object["objectId"]?.stringValue,
@@ -131,18 +133,16 @@ public final class HookDispatcher: WriteHooks {
         // The hook's data API acts as the request's caller; `data.asMaster` when it needs more.
         let caller = Caller(
             isMaster: event.caller.isMaster, environment: event.caller.environment, user: event.caller.user, hookDepth: depth)
-        var logger = logger
-        logger[metadataKey: "hook"] = .string(kind.rawValue)
-        logger[metadataKey: "class"] = .string(event.className)
+        let tags: Logger.Metadata = ["hook": .string(kind.rawValue), "class": .string(event.className)]
         return HookRequest(
             kind: kind, className: event.className, object: event.object, original: event.original,
             updatedKeys: event.updatedKeys, results: event.results, context: event.context, user: event.caller.user,
-            environment: event.caller.environment, deadline: .now + timeout, logger: logger,
+            environment: event.caller.environment, deadline: .now + timeout, taggedLogger: TaggedLogger(logger, tags: tags),
             data: DataClient(service: hookedService, caller: caller))
     }
 
     /// Runs a hook against its deadline; a throw that isn't a `HookError` becomes 142.
-    private static func run(_ entry: HookRegistry.Entry, _ request: HookRequest, kind: HookKind) async throws
+    private func run(_ entry: HookRegistry.Entry, _ request: HookRequest, kind: HookKind) async throws
         -> HookRequest
     {
         do {
@@ -151,22 +151,13 @@ public final class HookDispatcher: WriteHooks {
                 try await entry.handler(&request)
                 return request
             }
-            return try await withThrowingTaskGroup(of: HookRequest?.self) { group in
-                group.addTask {
-                    var request = request
-                    try await entry.handler(&request)
-                    return request
-                }
-                group.addTask {
-                    try await Task.sleep(until: request.deadline)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let done = first else {
-                    throw HookError.timedOut(kind, request.className)
-                }
-                return done
+            let finished = try await deadlines.run(until: request.deadline) {
+                var request = request
+                try await entry.handler(&request)
+                return request
             }
+            guard let finished else { throw HookError.timedOut(kind, request.className) }
+            return finished
         } catch let error as HookError {
             throw error
         } catch let error as DataAPIError {

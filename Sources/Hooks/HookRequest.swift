@@ -35,7 +35,9 @@ public struct HookRequest: Sendable {
     /// When the hook must have finished.
     public let deadline: ContinuousClock.Instant
     /// A logger tagged with the hook's kind and class.
-    public let logger: Logger
+    public var logger: Logger { taggedLogger.logger }
+    /// The logger and its tags, apart until something is logged.
+    let taggedLogger: TaggedLogger
     /// The data API, acting as the request's caller (its user's ACL rights; `data.asMaster` for
     /// the master key), one hook deeper than the request: its writes run hooks (use
     /// `data.withoutHooks` to save this very object without running them again).

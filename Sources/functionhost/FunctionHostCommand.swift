@@ -69,11 +69,9 @@ struct Serve: AsyncParsableCommand {
         } catch {
             throw ValidationError(error.message)
         }
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardOutput(label: label)
-            handler.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
-            return handler
-        }
+        let level = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let output = ConsoleOutput()
+        LoggingSystem.bootstrap { label in ConsoleLogHandler(label: label, level: level, output: output) }
         let logger = Logger(label: "functionhost")
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         let (keys, generated) = try AppKeys.resolve(

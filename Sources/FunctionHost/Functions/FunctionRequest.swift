@@ -1,4 +1,5 @@
 public import DataAPI
+import Hooks
 import Foundation
 import HTTPTypes
 public import Logging
@@ -24,7 +25,12 @@ public struct FunctionRequest: Sendable {
     /// `process.env`.
     public var variables: [String: String]
     /// A logger tagged with the function's name and the request id.
-    public var logger: Logger
+    public var logger: Logger {
+        get { taggedLogger.logger }
+        set { taggedLogger = TaggedLogger(newValue, tags: [:]) }
+    }
+    /// The logger and its tags, apart until something is logged.
+    var taggedLogger: TaggedLogger
     /// When the call must have answered.
     public var deadline: ContinuousClock.Instant
     /// The data API, acting as the caller (its user's ACL rights; the master key only if the
@@ -42,7 +48,7 @@ public struct FunctionRequest: Sendable {
         }
         var request = self
         request.params = params
-        request.logger[metadataKey: "function"] = .string(name)
+        request.taggedLogger.tags["function"] = .string(name)
         return try await entry.handler(request)
     }
 

@@ -10,6 +10,8 @@ struct FunctionRoutes: Sendable {
     /// What each environment runs.
     let environments: Environments
     let data: DataService
+    /// Ends Swift functions that run past their deadline.
+    let deadlines = DeadlineWatch()
 
     func register(on group: RouterGroup<HostRequestContext>) {
         group.get("functions/_ops/metadatas") { _, context in
@@ -50,10 +52,8 @@ struct FunctionRoutes: Sendable {
             for key in members.keys where key.hasPrefix("_") && !key.hasPrefix("__") { members[key] = nil }
             params = .object(members)
         }
-        var logger = context.logger
-        logger[metadataKey: "function"] = .string(name)
-        logger[metadataKey: "environment"] = .string(caller.environment)
-        if let version = live.version { logger[metadataKey: "version"] = .stringConvertible(version) }
+        var tags: Logger.Metadata = ["function": .string(name), "environment": .string(caller.environment)]
+        if let version = live.version { tags["version"] = .stringConvertible(version) }
         let environment = caller.environment
         let user = entry.options.fetchesUser ? try await currentUser(sessionToken, known: caller.user) : nil
         // Functions act as their caller (its user's ACL rights, until they ask for `asMaster`),
@@ -61,10 +61,10 @@ struct FunctionRoutes: Sendable {
         let functionRequest = FunctionRequest(
             params: params, sessionToken: sessionToken, currentUser: user, isRPC: rpc,
             remoteAddress: Self.remoteAddress(request, context), isMaster: caller.isMaster,
-            environment: environment, variables: live.variables, logger: logger, deadline: .now + entry.options.timeout,
+            environment: environment, variables: live.variables, taggedLogger: TaggedLogger(context.logger, tags: tags), deadline: .now + entry.options.timeout,
             data: DataClient(service: data, caller: Caller(isMaster: caller.isMaster, environment: environment, user: user)),
             functions: registry)
-        let result = try await Self.run(entry, functionRequest, name: name)
+        let result = try await run(entry, functionRequest, name: name)
         return JSONResponse(["result": rpc ? result : Self.plain(result)])
     }
 
@@ -81,23 +81,15 @@ struct FunctionRoutes: Sendable {
     }
 
     /// Runs the function against its wall-clock deadline: past it the caller gets 503, code 124.
-    private static func run(_ entry: FunctionRegistry.Entry, _ request: FunctionRequest, name: String) async throws
+    private func run(_ entry: FunctionRegistry.Entry, _ request: FunctionRequest, name: String) async throws
         -> JSONValue
     {
         do {
             if entry.options.keepsDeadline { return try await entry.handler(request) }
-            return try await withThrowingTaskGroup(of: JSONValue?.self) { group in
-                group.addTask { try await entry.handler(request) }
-                group.addTask {
-                    try await Task.sleep(until: request.deadline)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let result = first else {
-                    throw HostError(status: .serviceUnavailable, code: 124, message: "The request timed out on the server.")
-                }
-                return result
+            guard let result = try await deadlines.run(until: request.deadline, { try await entry.handler(request) }) else {
+                throw HostError(status: .serviceUnavailable, code: 124, message: "The request timed out on the server.")
             }
+            return result
         } catch let error as HostError {
             throw error
         } catch let error as CloudError {
