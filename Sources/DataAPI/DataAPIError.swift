@@ -15,6 +15,10 @@ public struct DataAPIError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let badParameters = Code(rawValue: 1)
         /// 101: the class or object does not exist (or may not be seen).
         public static let objectNotFound = Code(rawValue: 101)
+        /// 122: a file name that can't be stored (empty, too long, or with a path in it).
+        public static let invalidFileName = Code(rawValue: 122)
+        /// 130: a file that can't be saved: too large for the configured limit.
+        public static let fileTooLarge = Code(rawValue: 130)
         /// 102: the query is invalid.
         public static let invalidQuery = Code(rawValue: 102)
         /// 103: invalid class name.

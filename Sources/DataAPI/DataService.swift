@@ -28,7 +28,12 @@ public struct DataService: Sendable {
     }
 
     /// Creates an object from a request body, running `beforeSave` and `afterSave`.
-    public func create(_ className: String, body: [String: JSONValue], caller: Caller) async throws -> StoredObject {
+    ///
+    /// - Parameter objectId: the id the object gets, when one was promised before it existed (a
+    ///   file's upload token carries it); nil for a new one.
+    public func create(
+        _ className: String, body: [String: JSONValue], objectId: String? = nil, caller: Caller
+    ) async throws -> StoredObject {
         try checkWritable(className, id: nil, caller: caller)
         var fields = body
         var context: [String: JSONValue] = [:]
@@ -41,7 +46,8 @@ public struct DataService: Sendable {
         // After the hook, which sees the password as the client sent it (as LeanEngine's do).
         if className == "_User" { try await prepareUser(&fields, id: nil, caller: caller) }
         if className == "_Role" { try await checkRoleName(fields) }
-        let changes = try ObjectChanges(body: fields, normalizer: normalizer)
+        var changes = try ObjectChanges(body: fields, normalizer: normalizer)
+        changes.objectId = objectId
         let object = try await storage.create(className, changes: changes)
         if let hooks = hooks(.afterSave, className, caller) {
             await hooks.runAfter(

@@ -45,10 +45,14 @@ public enum FunctionHostServer {
         accounts.codeLimits = configuration.verification.limits
         let verification = UserVerification(
             data: data, sender: sender, settings: configuration.verification, now: configuration.clock)
+        let files = FileService(
+            data: data, content: try LocalFileStore(directory: configuration.filesDirectory),
+            maxSize: configuration.maxFileSize)
         let router = makeRouter(
             configuration: configuration,
             services: Services(
-                data: data, deployer: deployer, accounts: accounts, verification: verification, logger: logger))
+                data: data, deployer: deployer, accounts: accounts, verification: verification, files: files,
+                logger: logger))
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FunctionHost"),
@@ -71,6 +75,8 @@ public enum FunctionHostServer {
         let accounts: UserAccounts
         /// Codes and links, through the configured sender.
         let verification: UserVerification
+        /// Files: their bytes and their `_File` objects.
+        let files: FileService
         /// The server's logger.
         let logger: Logger
     }
@@ -86,6 +92,10 @@ public enum FunctionHostServer {
             middleware: AuthMiddleware(
                 authenticator: Authenticator(keys: configuration.keys), bodyLimit: configuration.maxBodySize, data: data))
         EngineRoutes().register(on: router)
+        FileDownloads(files: services.files).register(on: router)
+        let fileRoutes = FileRoutes(
+            files: services.files, tokens: FileUploadTokens(files: services.files),
+            ownersMayDelete: configuration.ownersMayDeleteFiles, publicURL: configuration.publicURL)
         let (accounts, verification) = (services.accounts, services.verification)
         let endpoint = ObjectEndpoint(
             data: data, accounts: accounts, verification: verification, publicURL: configuration.publicURL,
@@ -104,6 +114,7 @@ public enum FunctionHostServer {
             FunctionRoutes(environments: services.deployer.environments, data: data).register(on: group)
             DeployRoutes(deployer: services.deployer).register(on: group)
             HookRoutes(data: data, hookKey: configuration.keys.hookKey).register(on: group)
+            fileRoutes.register(on: group)
         }
         return router
     }

@@ -24,11 +24,22 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
     /// Before a third-party `authData` is used to sign up, log in or link (class `_User`): may
     /// check it (a throw refuses) or rewrite it.
     case onAuthData
+    /// Before a file's bytes are stored (class `_File`): may rename it, change its metadata, or
+    /// reject the upload.
+    case beforeSaveFile
+    /// After a file was stored and its `_File` object written.
+    case afterSaveFile
+    /// Before a file is deleted: may reject the delete.
+    case beforeDeleteFile
+    /// After a file and its bytes were deleted.
+    case afterDeleteFile
 
     /// Whether it runs before the operation (and can change or stop it).
     public var isBefore: Bool {
         switch self {
-        case .beforeSave, .beforeUpdate, .beforeDelete, .beforeFind, .onLogin, .onAuthData: true
+        case .beforeSave, .beforeUpdate, .beforeDelete, .beforeFind, .onLogin, .onAuthData, .beforeSaveFile,
+            .beforeDeleteFile:
+            true
         default: false
         }
     }

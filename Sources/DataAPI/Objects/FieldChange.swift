@@ -24,6 +24,9 @@ public enum FieldChange: Sendable, Hashable {
 public struct ObjectChanges: Sendable, Hashable {
     /// The change of each field.
     public var fields: [String: FieldChange]
+    /// The id a created object gets, when it was promised before the object existed (a file's,
+    /// handed out with its upload token); nil for a new id.
+    public var objectId: String?
 
     /// Creates changes from already checked field changes.
     public init(fields: [String: FieldChange] = [:]) {

@@ -11,7 +11,7 @@ extension SQLiteStorage {
             let write = try ObjectWrite(current: [:], changes: frozen) { self.fieldType(className, $0, entry, db) }
             let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
             let object = StoredObject(
-                className: className, objectId: ObjectID.make(), createdAt: now, updatedAt: now, fields: write.fields)
+                className: className, objectId: frozen.objectId ?? ObjectID.make(), createdAt: now, updatedAt: now, fields: write.fields)
             try db.cachedStatement(
                 sql: "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?)"
             ).execute(arguments: [object.objectId, now, now, try write.document()])

@@ -6,8 +6,10 @@ public enum Names {
     ])
 
     /// System classes the host keeps for itself (verification codes, the message outbox, deploy
-    /// versions and environments): only the master key reads or writes them.
-    public static let internalClasses: Set<String> = ["_VerificationCode", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment"]
+    /// versions and environments, upload tokens): only the master key reads or writes them.
+    public static let internalClasses: Set<String> = [
+        "_VerificationCode", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment", "_FileToken",
+    ]
 
     /// Fields that carry transport information in request bodies (browser SDKs tunnel method,
     /// keys and session this way); they are never stored.

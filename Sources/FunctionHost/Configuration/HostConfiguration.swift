@@ -46,6 +46,11 @@ public struct HostConfiguration: Sendable {
     /// The ACL objects of a class get when their creator gives none (`creator` stands for the
     /// creating user): `["Todo": ["*": ["read": true], "creator": ["write": true]]]`.
     public var defaultACLs: [String: JSONValue] = [:]
+    /// The largest file accepted, in bytes (LeanCloud's 100 MB by default).
+    public var maxFileSize = 100 * 1024 * 1024
+    /// Whether a file's owner may delete it without the master key (LeanCloud's "delete" file
+    /// permission, closed by default).
+    public var ownersMayDeleteFiles = false
 
     /// Creates a configuration; only the keys and data directory have no default.
     public init(
@@ -59,6 +64,11 @@ public struct HostConfiguration: Sendable {
         self.functionsDirectory = functionsDirectory
         self.keys = keys
         self.maxBodySize = maxBodySize
+    }
+
+    /// Where uploaded files' bytes are kept, inside the data directory.
+    public var filesDirectory: URL {
+        URL(fileURLWithPath: dataDirectory).appendingPathComponent("files")
     }
 
     /// The SQLite database file inside the data directory.

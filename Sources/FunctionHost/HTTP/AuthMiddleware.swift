@@ -11,15 +11,18 @@ struct AuthMiddleware: RouterMiddleware {
     let data: DataService
 
     static let openPaths: Set<String> = ["/", "/__engine/1/ping", "/__engine/1.1/ping", "/1.1/date", "/1/date"]
+    /// Paths whose own token or key is their credential: email links, file URLs, token uploads.
+    static let openPrefixes = VerificationPages.pathPrefixes + ["/files/", "/1.1/fileUploads/", "/1/fileUploads/"]
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
         context.bodyLimit = bodyLimit
-        // The pages an email's link opens carry no keys: their token is the credential.
+        // The pages an email's link opens carry no keys: their token is the credential. So do
+        // file URLs and token uploads.
         if Self.openPaths.contains(request.uri.path)
-            || VerificationPages.pathPrefixes.contains(where: { request.uri.path.hasPrefix($0) })
+            || Self.openPrefixes.contains(where: { request.uri.path.hasPrefix($0) })
         {
             return try await next(request, context)
         }

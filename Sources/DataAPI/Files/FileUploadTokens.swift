@@ -1,0 +1,143 @@
+import Crypto
+public import Foundation
+
+/// LeanCloud's token upload: `POST /fileTokens` promises an id, a key and an upload URL; the
+/// client PUTs the bytes there (no app keys: the token is the credential, as with a presigned
+/// S3 URL); `POST /fileCallback` reports how it went. The `_File` object is written when the
+/// bytes arrive, so a client that never calls back still has its file.
+///
+/// Tokens live in the database (class `_FileToken`, master only), so any host of several takes
+/// the upload; only a SHA-256 of each token is stored.
+public struct FileUploadTokens: Sendable {
+    /// The files the uploads become.
+    public let files: FileService
+    /// How long a token can be used.
+    public var lifetime: TimeInterval = 3600
+    /// The clock.
+    public var now: @Sendable () -> Date = { Date() }
+
+    static let className = "_FileToken"
+
+    /// Creates the token store.
+    public init(files: FileService) {
+        self.files = files
+    }
+
+    /// What `fileTokens` answers.
+    public struct Issued: Sendable {
+        /// The upload token.
+        public let token: String
+        /// The `_File` object's id, once the bytes arrive.
+        public let objectId: String
+        /// The content's key.
+        public let key: String
+        /// The file as the before-hook left it.
+        public let draft: FileService.Draft
+    }
+
+    /// Runs `beforeSaveFile` and issues a token for uploading the file.
+    public func issue(_ draft: FileService.Draft, caller: Caller) async throws -> Issued {
+        let prepared = try await files.prepare(draft, caller: caller)
+        let token = ObjectID.randomHex(byteCount: 24)
+        let issued = Issued(
+            token: token, objectId: ObjectID.make(), key: FileService.newKey(for: prepared.draft.name), draft: prepared.draft)
+        var record: [String: JSONValue] = [
+            "tokenHash": .string(Self.hash(token)), "fileId": .string(issued.objectId), "key": .string(issued.key),
+            "name": .string(prepared.draft.name), "mime_type": .string(prepared.draft.mimeType),
+            "metaData": .object(prepared.draft.metaData), "context": .object(prepared.context),
+            "environment": .string(caller.environment), "expiresAt": .double(now().timeIntervalSince1970 + lifetime),
+            "used": false, "uploaded": false,
+        ]
+        record["caller"] = caller.user
+        record["fileACL"] = prepared.draft.acl
+        _ = try await Self.inProduction {
+            try await files.data.create(Self.className, body: record, caller: Caller.master.withoutHooks)
+        }
+        return issued
+    }
+
+    /// Stores the bytes of a token's upload (`fill` writes them) and writes its `_File` object.
+    /// A token works once, and only before it expires: else 603.
+    public func upload(token: String, baseURL: String, fill: (FileBytesWriter) async throws -> Void) async throws
+        -> StoredObject
+    {
+        guard let record = try await live(token) else { throw Self.invalid }
+        do {
+            // Claimed only if nobody else did first: two PUTs racing with one token store one file.
+            _ = try await Self.inProduction {
+                try await files.data.update(
+                    Self.className, id: record.objectId, body: ["used": true],
+                    condition: try QueryPredicate(where: ["used": false]), caller: Caller.master.withoutHooks)
+            }
+        } catch let error as DataAPIError where error.code == .conditionNotMatched || error.code == .objectNotFound {
+            throw Self.invalid
+        }
+        let fields = record.fields
+        var draft = FileService.Draft(
+            name: fields["name"]?.stringValue ?? "file", mimeType: fields["mime_type"]?.stringValue,
+            metaData: fields["metaData"]?.objectValue ?? [:], acl: fields["fileACL"])
+        draft.declaredSize = nil
+        let caller = Caller(
+            isMaster: false, environment: fields["environment"]?.stringValue ?? "production", user: fields["caller"])
+        let object = try await EnvironmentStorage.$environment.withValue(caller.environment) {
+            try await files.store(
+                (draft, fields["context"]?.objectValue ?? [:]), objectId: fields["fileId"]?.stringValue,
+                key: fields["key"]?.stringValue, baseURL: baseURL, caller: caller, fill: fill)
+        }
+        _ = try? await Self.inProduction {
+            try await files.data.update(
+                Self.className, id: record.objectId, body: ["uploaded": true], caller: Caller.master.withoutHooks)
+        }
+        return object
+    }
+
+    /// `fileCallback`: `result: true` confirms an upload (its bytes must have arrived: else 603);
+    /// `result: false` gives the token up, and removes the file if its bytes did arrive.
+    public func callback(token: String, succeeded: Bool) async throws {
+        guard let record = try await record(token) else { throw Self.invalid }
+        let uploaded = record.fields["uploaded"] == true
+        if succeeded {
+            guard uploaded else { throw DataAPIError(.invalidCode, "The file's bytes never arrived.") }
+            return
+        }
+        if uploaded, let id = record.fields["fileId"]?.stringValue {
+            let environment = record.fields["environment"]?.stringValue ?? "production"
+            try? await EnvironmentStorage.$environment.withValue(environment) {
+                var master = Caller.master
+                master.environment = environment
+                try await files.delete(id: id, caller: master, ownersMayDelete: false)
+            }
+        }
+        try await Self.inProduction {
+            try await files.data.delete(Self.className, id: record.objectId, caller: Caller.master.withoutHooks)
+        }
+    }
+
+    static let invalid = DataAPIError(.invalidCode, "Invalid or expired upload token.")
+
+    private func live(_ token: String) async throws -> StoredObject? {
+        guard let record = try await record(token), record.fields["used"] == false,
+            (record.fields["expiresAt"]?.doubleValue ?? 0) > now().timeIntervalSince1970
+        else { return nil }
+        return record
+    }
+
+    private func record(_ token: String) async throws -> StoredObject? {
+        try await Self.inProduction {
+            guard try await files.data.storage.classExists(Self.className) else { return nil }
+            var query = ObjectQuery(className: Self.className, limit: 1)
+            query.predicate = try QueryPredicate(where: ["tokenHash": .string(Self.hash(token))])
+            return try await files.data.storage.find(query).first
+        }
+    }
+
+    /// Tokens live with production's data whichever environment uploads: the PUT that redeems
+    /// one carries no environment.
+    private static func inProduction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await EnvironmentStorage.$environment.withValue("production", operation: body)
+    }
+
+    static func hash(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,134 @@
+import Crypto
+public import Foundation
+import Synchronization
+
+/// File content in a directory: each file is written to a temporary name, flushed to disk, and
+/// only then renamed to its key, so a crash never leaves half a file visible under a key.
+public struct LocalFileStore: FileContentStore {
+    /// The directory that holds the content.
+    public let directory: URL
+    private var temporary: URL { directory.appendingPathComponent(".incoming") }
+
+    /// Creates a store over `directory`, creating it when missing. Partial files a crash left
+    /// behind are removed.
+    public init(directory: URL) throws(FileStoreError) {
+        self.directory = directory
+        do {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(".incoming"))
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent(".incoming"), withIntermediateDirectories: true)
+        } catch {
+            throw FileStoreError("Could not create the files directory \(directory.path): \(error)")
+        }
+    }
+
+    public func beginWrite() throws(FileStoreError) -> any FileContentWriter {
+        let path = temporary.appendingPathComponent(UUID().uuidString).path
+        guard FileManager.default.createFile(atPath: path, contents: nil),
+            let handle = FileHandle(forWritingAtPath: path)
+        else {
+            throw FileStoreError("Could not create a file under \(temporary.path).")
+        }
+        return LocalFileWriter(handle: handle, temporaryPath: path, directory: directory)
+    }
+
+    public func content(forKey key: String) throws(FileStoreError) -> FileContent? {
+        guard Self.isValidKey(key) else { return nil }
+        let path = directory.appendingPathComponent(key).path
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            let size = (attributes[.size] as? NSNumber)?.intValue
+        else { return nil }
+        return FileContent(size: size, path: path)
+    }
+
+    public func remove(key: String) throws(FileStoreError) {
+        guard Self.isValidKey(key) else { return }
+        let path = directory.appendingPathComponent(key).path
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        do {
+            try FileManager.default.removeItem(atPath: path)
+        } catch {
+            throw FileStoreError("Could not remove \(path): \(error)")
+        }
+    }
+
+    /// Keys are ours (hex, with the name's extension): anything else, `..` above all, is refused.
+    static func isValidKey(_ key: String) -> Bool {
+        !key.isEmpty && key.utf8.count <= 200 && !key.hasPrefix(".")
+            && key.utf8.allSatisfy { byte in
+                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: ".")
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+            }
+    }
+}
+
+/// Content being written to a temporary file, hashed as it goes.
+final class LocalFileWriter: FileContentWriter {
+    private struct State {
+        var md5 = Insecure.MD5()
+        var size = 0
+        var isOpen = true
+    }
+
+    private let handle: FileHandle
+    private let temporaryPath: String
+    private let directory: URL
+    private let state = Mutex(State())
+
+    init(handle: FileHandle, temporaryPath: String, directory: URL) {
+        self.handle = handle
+        self.temporaryPath = temporaryPath
+        self.directory = directory
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(FileStoreError) {
+        let chunk = Data(bytes)
+        let failure: FileStoreError? = state.withLock { state in
+            guard state.isOpen else { return FileStoreError("The file was already finished.") }
+            do {
+                try handle.write(contentsOf: chunk)
+            } catch {
+                return FileStoreError("Could not write \(temporaryPath): \(error)")
+            }
+            state.md5.update(data: chunk)
+            state.size += chunk.count
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    func finish(key: String) throws(FileStoreError) -> StoredContent {
+        guard LocalFileStore.isValidKey(key) else { throw FileStoreError("Invalid file key '\(key)'.") }
+        let result: Result<StoredContent, FileStoreError> = state.withLock { state in
+            guard state.isOpen else { return .failure(FileStoreError("The file was already finished.")) }
+            state.isOpen = false
+            do {
+                // On disk before it is visible: the `_File` object written next must never
+                // describe bytes a crash could lose.
+                try handle.synchronize()
+                try handle.close()
+                try FileManager.default.moveItem(atPath: temporaryPath, toPath: directory.appendingPathComponent(key).path)
+            } catch {
+                try? FileManager.default.removeItem(atPath: temporaryPath)
+                return .failure(FileStoreError("Could not store \(key): \(error)"))
+            }
+            let digest = state.md5.finalize().map { byte in
+                let hex = String(byte, radix: 16)
+                return byte < 16 ? "0" + hex : hex
+            }.joined()
+            return .success(StoredContent(size: state.size, md5: digest))
+        }
+        return try result.get()
+    }
+
+    func abandon() {
+        let wasOpen = state.withLock { state in
+            defer { state.isOpen = false }
+            return state.isOpen
+        }
+        guard wasOpen else { return }
+        try? handle.close()
+        try? FileManager.default.removeItem(atPath: temporaryPath)
+    }
+}

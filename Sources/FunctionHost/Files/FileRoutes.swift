@@ -1,0 +1,132 @@
+import DataAPI
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The file API: `POST /files/{name}` (the bytes as the body, or an external `url` as JSON),
+/// `POST /files` (an external URL), `GET|DELETE /files/{id}`, and the token upload:
+/// `POST /fileTokens`, `PUT /fileUploads/{token}`, `POST /fileCallback`.
+struct FileRoutes: Sendable {
+    let files: FileService
+    let tokens: FileUploadTokens
+    /// Whether a file's owner may delete it without the master key.
+    let ownersMayDelete: Bool
+    /// The address file URLs start with; nil takes the request's `Host`.
+    let publicURL: String?
+
+    /// The largest JSON body read to tell an external file from an upload of JSON bytes.
+    private static let externalBodyLimit = 64 * 1024
+
+    func register(on group: RouterGroup<HostRequestContext>) {
+        group.post("files/:name") { request, context in
+            try await upload(request, context: context)
+        }
+        group.post("files") { request, context in
+            var request = request
+            let body = try await request.jsonObject(context: context)
+            let prepared = try await files.prepare(Self.draft(from: body, name: nil), caller: context.caller)
+            guard let url = body["url"]?.stringValue else {
+                throw DataAPIError(.badParameters, "A file without bytes needs a url.")
+            }
+            return Self.created(try await files.storeExternal(url: url, prepared, caller: context.caller))
+        }
+        group.get("files/:id") { _, context in
+            let id = try context.parameters.require("id")
+            guard let file = try await files.file(id: id, caller: context.caller) else {
+                throw DataAPIError(.objectNotFound, "Could not find file.")
+            }
+            return JSONResponse(.object(file.restJSON()))
+        }
+        group.delete("files/:id") { _, context in
+            try await files.delete(id: try context.parameters.require("id"), caller: context.caller, ownersMayDelete: ownersMayDelete)
+            return JSONResponse(.object([:]))
+        }
+        group.post("fileTokens") { request, context in
+            var request = request
+            let body = try await request.jsonObject(context: context)
+            guard let name = body["name"]?.stringValue else {
+                throw DataAPIError(.invalidFileName, "A file token needs the file's name.")
+            }
+            let issued = try await tokens.issue(Self.draft(from: body, name: name), caller: context.caller)
+            let base = request.linkBase(publicURL: publicURL)
+            return JSONResponse([
+                "objectId": .string(issued.objectId), "token": .string(issued.token), "key": .string(issued.key),
+                "name": .string(issued.draft.name), "mime_type": .string(issued.draft.mimeType),
+                "url": .string(FileService.url(of: issued.key, baseURL: base)),
+                "upload_url": .string("\(base)/1.1/fileUploads/\(issued.token)"), "provider": "s3", "bucket": "files",
+                "createdAt": .string(ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())),
+            ])
+        }
+        group.put("fileUploads/:token") { request, context in
+            let object = try await tokens.upload(
+                token: try context.parameters.require("token"), baseURL: request.linkBase(publicURL: publicURL)
+            ) { writer in
+                try await Self.copy(request.body, to: writer)
+            }
+            return JSONResponse(["objectId": .string(object.objectId)])
+        }
+        group.post("fileCallback") { request, context in
+            var request = request
+            let body = try await request.jsonObject(context: context)
+            guard let token = body["token"]?.stringValue else {
+                throw DataAPIError(.badParameters, "fileCallback needs the upload's token.")
+            }
+            try await tokens.callback(token: token, succeeded: body["result"] != false)
+            return JSONResponse(.object([:]))
+        }
+    }
+
+    /// `POST /files/{name}`: the body is the file, streamed to disk (never whole in memory),
+    /// unless it is the JSON of an external file, as the JS SDK sends one.
+    private func upload(_ request: Request, context: HostRequestContext) async throws -> JSONResponse {
+        var request = request
+        let name = try context.parameters.require("name")
+        let declared = request.headers[.contentLength].flatMap(Int.init)
+        var type = request.headers[.contentType]
+        // curl's default for `-d` says nothing about the bytes: the name's extension decides.
+        if type?.hasPrefix("application/x-www-form-urlencoded") == true { type = nil }
+        let draft = FileService.Draft(name: name, mimeType: type, declaredSize: declared)
+        var buffered: ByteBuffer?
+        if type?.hasPrefix("application/json") == true, let declared, declared <= Self.externalBodyLimit {
+            let buffer = try await request.collectBody(upTo: Self.externalBodyLimit)
+            if case .object(let body)? = try? JSONValue(parsing: buffer.readableBytesView),
+                let url = body["url"]?.stringValue, body["metaData"]?["__source"] == "external"
+            {
+                let prepared = try await files.prepare(Self.draft(from: body, name: name), caller: context.caller)
+                return Self.created(try await files.storeExternal(url: url, prepared, caller: context.caller))
+            }
+            buffered = buffer
+        }
+        let prepared = try await files.prepare(draft, caller: context.caller)
+        let object = try await files.store(
+            prepared, baseURL: request.linkBase(publicURL: publicURL), caller: context.caller
+        ) { writer in
+            if let buffered {
+                try buffered.withUnsafeReadableBytes { try writer.write($0) }
+            } else {
+                try await Self.copy(request.body, to: writer)
+            }
+        }
+        return Self.created(object)
+    }
+
+    /// Writes a request body to a file as it arrives.
+    private static func copy(_ body: RequestBody, to writer: FileBytesWriter) async throws {
+        for try await buffer in body {
+            try buffer.withUnsafeReadableBytes { try writer.write($0) }
+        }
+    }
+
+    /// A draft from a JSON body (`name`, `mime_type`, `metaData`, `ACL`).
+    private static func draft(from body: [String: JSONValue], name: String?) -> FileService.Draft {
+        FileService.Draft(
+            name: name ?? body["name"]?.stringValue ?? "file", mimeType: body["mime_type"]?.stringValue,
+            metaData: body["metaData"]?.objectValue ?? [:], acl: body["ACL"])
+    }
+
+    private static func created(_ file: StoredObject) -> JSONResponse {
+        var headers: HTTPFields = [:]
+        if let url = file.fields["url"]?.stringValue { headers[.location] = url }
+        return JSONResponse(status: .created, .object(file.restJSON()), headers: headers)
+    }
+}
