@@ -242,8 +242,8 @@ public struct DataService: Sendable {
         for path in paths {
             let head = String(path.split(separator: ".").first ?? "")
             guard Names.isValidKeyPath(path) else { throw DataAPIError(.invalidQuery, "Invalid include '\(path)'.") }
-            if let type = types[head], type != .pointer, type != .array {
-                throw DataAPIError(.invalidQuery, "Can't include \(head): it is a \(type.rawValue), not a Pointer.")
+            if let type = types[head], type != .pointer, type != .array, type != .file {
+                throw DataAPIError(.invalidQuery, "Can't include \(head): it is a \(type.rawValue), not a Pointer or File.")
             }
         }
     }

@@ -103,4 +103,22 @@ public struct HookRegistry: Sendable {
     public mutating func onAuthData(_ handler: @escaping Handler) {
         define(.onAuthData, "_User", handler)
     }
+    /// Registers the `beforeSaveFile` hook: runs before a file's bytes are stored, with
+    /// `request.object` holding its `name`, `mime_type`, `metaData` and announced `size`. It may
+    /// change the name, type or metadata, or throw to refuse the upload.
+    public mutating func beforeSaveFile(_ handler: @escaping Handler) {
+        define(.beforeSaveFile, "_File", handler)
+    }
+    /// Registers the `afterSaveFile` hook: runs once the file and its `_File` object are stored.
+    public mutating func afterSaveFile(_ handler: @escaping Handler) {
+        define(.afterSaveFile, "_File", handler)
+    }
+    /// Registers the `beforeDeleteFile` hook: runs before a file is deleted; a throw keeps it.
+    public mutating func beforeDeleteFile(_ handler: @escaping Handler) {
+        define(.beforeDeleteFile, "_File", handler)
+    }
+    /// Registers the `afterDeleteFile` hook: runs once a file and its bytes are gone.
+    public mutating func afterDeleteFile(_ handler: @escaping Handler) {
+        define(.afterDeleteFile, "_File", handler)
+    }
 }

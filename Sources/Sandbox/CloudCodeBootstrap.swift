@@ -88,6 +88,14 @@ enum CloudCodeBootstrap {
       };
       AV.Cloud.onLogin = function (fn) { functions['__on_login__User'] = { fn: fn, options: { hook: 'onLogin', className: '_User' } }; };
       AV.Cloud.onAuthData = function (fn) { functions['__on_authdata__User'] = { fn: fn, options: { hook: 'onAuthData', className: '_User' } }; };
+      // File hooks, as Parse Server had them (LeanEngine has none): request.file is the file's
+      // JSON (name, mime_type, metaData, size); a before-hook may change it, or throw to refuse.
+      ['beforeSaveFile', 'afterSaveFile', 'beforeDeleteFile', 'afterDeleteFile'].forEach(function (kind) {
+        AV.Cloud[kind] = function (fn) {
+          if (typeof fn !== 'function') throw new TypeError('AV.Cloud.' + kind + '(fn)');
+          functions['__' + kind + '__File'] = { fn: fn, options: { hook: kind, className: '_File' } };
+        };
+      });
       AV.Cloud.useMasterKey = function () { AV._useMasterKey = true; };
 
       // Reaching the host: a promise settled by a later step (__fhResolve) of this invocation.
@@ -233,6 +241,8 @@ enum CloudCodeBootstrap {
           for (var key in request.object) parameters[key] = request.object[key];
           request.query = AV.Query && AV.Query.fromJSON ? AV.Query.fromJSON(parameters) : parameters;
           if (kind === 'afterFind') request.objects = (request.results || []).map(function (json) { return objectFrom(className, json); });
+        } else if (/File$/.test(kind)) {
+          request.file = request.object;
         } else if (kind === 'onAuthData') {
           // LeanEngine's shape: request.authData, and the hook returns the providers to use.
           request.authData = request.object ? request.object.authData : null;
@@ -259,6 +269,7 @@ enum CloudCodeBootstrap {
           return { object: query && typeof query.toJSON === 'function' ? query.toJSON() : query, context: request.context };
         }
         if (kind === 'afterFind') return { results: (request.objects || []).map(fieldsOf), context: request.context };
+        if (/File$/.test(kind)) return { object: request.file, context: request.context };
         return { object: fieldsOf(request.object), context: request.context };
       }
       // mode: 'function' (plain JSON), 'rpc' (typed values both ways) or 'hook'.

@@ -54,6 +54,7 @@ struct Serve: AsyncParsableCommand {
     var stagingAllowHTTP: String?
 
     @OptionGroup var users: UserOptions
+    @OptionGroup var files: FileOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -96,6 +97,7 @@ struct Serve: AsyncParsableCommand {
         configuration.outbound = outbound
         configuration.stagingDataDirectory = stagingDataDirectory
         try users.apply(to: &configuration, environment: environment)
+        try files.apply(to: &configuration, environment: environment)
         try await FunctionHostServer.run(configuration: configuration, logger: logger)
     }
 }

@@ -18,7 +18,9 @@ struct FileRoutes: Sendable {
     private static let externalBodyLimit = 64 * 1024
 
     func register(on group: RouterGroup<HostRequestContext>) {
-        group.post("files/:name") { request, context in
+        // One parameter name for the three: the router keeps one per position. It is the new
+        // file's name for POST, an existing file's id for GET and DELETE.
+        group.post("files/:file") { request, context in
             try await upload(request, context: context)
         }
         group.post("files") { request, context in
@@ -30,15 +32,15 @@ struct FileRoutes: Sendable {
             }
             return Self.created(try await files.storeExternal(url: url, prepared, caller: context.caller))
         }
-        group.get("files/:id") { _, context in
-            let id = try context.parameters.require("id")
+        group.get("files/:file") { _, context in
+            let id = try context.parameters.require("file")
             guard let file = try await files.file(id: id, caller: context.caller) else {
                 throw DataAPIError(.objectNotFound, "Could not find file.")
             }
             return JSONResponse(.object(file.restJSON()))
         }
-        group.delete("files/:id") { _, context in
-            try await files.delete(id: try context.parameters.require("id"), caller: context.caller, ownersMayDelete: ownersMayDelete)
+        group.delete("files/:file") { _, context in
+            try await files.delete(id: try context.parameters.require("file"), caller: context.caller, ownersMayDelete: ownersMayDelete)
             return JSONResponse(.object([:]))
         }
         group.post("fileTokens") { request, context in
@@ -80,7 +82,7 @@ struct FileRoutes: Sendable {
     /// unless it is the JSON of an external file, as the JS SDK sends one.
     private func upload(_ request: Request, context: HostRequestContext) async throws -> JSONResponse {
         var request = request
-        let name = try context.parameters.require("name")
+        let name = try context.parameters.require("file")
         let declared = request.headers[.contentLength].flatMap(Int.init)
         var type = request.headers[.contentType]
         // curl's default for `-d` says nothing about the bytes: the name's extension decides.
