@@ -13,7 +13,7 @@ struct IncludeValidationTests {
     @Test("Including a field that is not a Pointer answers 102, on queries and fetches")
     func nonPointerInclude() async throws {
         let post = try await db.storage.create("Post", changes: sets(["title": "Hello", "tags": ["a"]]))
-        await #expect(throws: DataAPIError(.invalidQuery, "Can't include title: it is a String, not a Pointer.")) {
+        await #expect(throws: DataAPIError(.invalidQuery, "Can't include title: it is a String, not a Pointer or File.")) {
             _ = try await db.service.find(ObjectQuery(className: "Post", include: ["title"]), caller: .master)
         }
         await #expect(throws: DataAPIError.self) {
