@@ -137,7 +137,8 @@ public struct FileService: Sendable {
             throw DataAPIError(.badParameters, "An external file needs an http or https url.")
         }
         var metaData = prepared.draft.metaData
-        metaData["__source"] = "external"
+        // The JS SDK's mark of an external file; `provider` says it, and `__` keys can't be stored.
+        metaData["__source"] = nil
         metaData["owner"] = caller.userId.map(JSONValue.string) ?? "unknown"
         var body: [String: JSONValue] = [
             "name": .string(prepared.draft.name), "mime_type": .string(prepared.draft.mimeType), "url": .string(url),
