@@ -72,6 +72,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -123,6 +124,8 @@ let package = Package(
                 "FunctionHost",
                 "Functions",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // Streams the 200 MB upload of the files memory test (already built for the server).
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),
