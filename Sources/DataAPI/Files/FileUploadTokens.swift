@@ -79,10 +79,20 @@ public struct FileUploadTokens: Sendable {
         draft.declaredSize = nil
         let caller = Caller(
             isMaster: false, environment: fields["environment"]?.stringValue ?? "production", user: fields["caller"])
-        let object = try await EnvironmentStorage.$environment.withValue(caller.environment) {
-            try await files.store(
-                (draft, fields["context"]?.objectValue ?? [:]), objectId: fields["fileId"]?.stringValue,
-                key: fields["key"]?.stringValue, baseURL: baseURL, caller: caller, fill: fill)
+        let object: StoredObject
+        do {
+            object = try await EnvironmentStorage.$environment.withValue(caller.environment) {
+                try await files.store(
+                    (draft, fields["context"]?.objectValue ?? [:]), objectId: fields["fileId"]?.stringValue,
+                    key: fields["key"]?.stringValue, baseURL: baseURL, caller: caller, fill: fill)
+            }
+        } catch {
+            // Nothing was stored: the token is free again, so the client can retry the PUT.
+            _ = try? await Self.inProduction {
+                try await files.data.update(
+                    Self.className, id: record.objectId, body: ["used": false], caller: Caller.master.withoutHooks)
+            }
+            throw error
         }
         _ = try? await Self.inProduction {
             try await files.data.update(

@@ -25,8 +25,18 @@ struct FileDownloads: Sendable {
         }
     }
 
+    /// The `_File` object of a key. A URL names no environment: production's objects first, then
+    /// staging's (the same database unless staging has its own).
+    private func stored(_ key: String) async throws -> StoredObject? {
+        for environment in ["production", "staging"] {
+            let found = try await EnvironmentStorage.$environment.withValue(environment) { try await files.file(key: key) }
+            if let found { return found }
+        }
+        return nil
+    }
+
     private func serve(_ request: Request, key: String, sendsBody: Bool) async throws -> Response {
-        guard let file = try await files.file(key: key), let content = try files.content.content(forKey: key) else {
+        guard let file = try await stored(key), let content = try files.content.content(forKey: key) else {
             throw HostError(status: .notFound, code: 404, message: "File not found.")
         }
         var headers: HTTPFields = [:]

@@ -82,7 +82,9 @@ struct FileRoutes: Sendable {
     /// unless it is the JSON of an external file, as the JS SDK sends one.
     private func upload(_ request: Request, context: HostRequestContext) async throws -> JSONResponse {
         var request = request
-        let name = try context.parameters.require("file")
+        // The name arrives percent-encoded (`r%C3%A9sum%C3%A9.pdf`); decoded, a `/` in it is refused.
+        let encoded = try context.parameters.require("file")
+        let name = encoded.removingPercentEncoding ?? encoded
         let declared = request.headers[.contentLength].flatMap(Int.init)
         var type = request.headers[.contentType]
         // curl's default for `-d` says nothing about the bytes: the name's extension decides.
