@@ -210,7 +210,7 @@ public struct DataService: Sendable {
     }
 
     /// The hooks to run for an operation, nil when none is registered or the caller skips it.
-    private func hooks(_ kind: HookKind, _ className: String, _ caller: Caller) -> (any WriteHooks)? {
+    func hooks(_ kind: HookKind, _ className: String, _ caller: Caller) -> (any WriteHooks)? {
         guard let hooks, !caller.skippedHooks.contains(kind), hooks.hasHook(kind, for: className, caller: caller) else {
             return nil
         }

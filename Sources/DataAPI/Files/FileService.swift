@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Files: their bytes in a content store, their description in `_File` objects, and the file
 /// hooks around both. The bytes are safe on disk before the `_File` object is written; an
@@ -19,66 +18,17 @@ public struct FileService: Sendable {
         self.maxSize = maxSize
     }
 
-    /// A file about to be stored, as the client described it and the before-hook left it.
-    public struct Draft: Sendable {
-        /// The file's name (`avatar.png`).
-        public var name: String
-        /// Its MIME type; derived from the name when the client gave none.
-        public var mimeType: String
-        /// The client's metadata (`width`, `author`, ...); the host adds `size`, `owner`, `_checksum`.
-        public var metaData: [String: JSONValue]
-        /// The `_File` object's ACL, when the client gave one.
-        public var acl: JSONValue?
-        /// The size the client announced (`Content-Length`), before any byte arrived.
-        public var declaredSize: Int?
-
-        /// Creates a draft; the MIME type defaults to the one of the name's extension.
-        public init(
-            name: String, mimeType: String? = nil, metaData: [String: JSONValue] = [:], acl: JSONValue? = nil,
-            declaredSize: Int? = nil
-        ) {
-            self.name = name
-            self.mimeType = mimeType.flatMap { $0.isEmpty ? nil : $0 } ?? MIMEType.forName(name)
-            self.metaData = metaData
-            self.acl = acl
-            self.declaredSize = declaredSize
-        }
-
-        /// How hooks see it: LeanCloud's field names.
-        var hookObject: [String: JSONValue] {
-            var object: [String: JSONValue] = [
-                "name": .string(name), "mime_type": .string(mimeType), "metaData": .object(metaData),
-            ]
-            if let declaredSize { object["size"] = .int(Int64(declaredSize)) }
-            return object
-        }
-
-        /// The draft as a before-hook left it: it may rename the file and change its type and metadata.
-        func applying(_ object: [String: JSONValue]) throws(DataAPIError) -> Draft {
-            var draft = self
-            if let name = object["name"] {
-                guard case .string(let renamed) = name else {
-                    throw DataAPIError(.invalidFileName, "A file hook must leave a string name.")
-                }
-                draft.name = renamed
-            }
-            if case .string(let type)? = object["mime_type"], !type.isEmpty { draft.mimeType = type }
-            if case .object(let metaData)? = object["metaData"] { draft.metaData = metaData }
-            return draft
-        }
-    }
-
     /// Checks a draft and runs `beforeSaveFile`: the draft to store, or a throw that refuses it
     /// (before a single byte is written).
-    public func prepare(_ draft: Draft, caller: Caller) async throws -> (draft: Draft, context: [String: JSONValue]) {
+    public func prepare(_ draft: Draft, caller: Caller) async throws -> Prepared {
         try Self.checkName(draft.name)
         if let size = draft.declaredSize { try checkSize(size) }
-        guard let hooks = hooks(.beforeSaveFile, caller) else { return (draft, [:]) }
+        guard let hooks = data.hooks(.beforeSaveFile, "_File", caller) else { return Prepared(draft: draft, context: [:]) }
         let event = try await hooks.runBefore(
             .beforeSaveFile, HookEvent(className: "_File", object: draft.hookObject, caller: caller))
         let prepared = try draft.applying(event.object)
         try Self.checkName(prepared.name)
-        return (prepared, event.context)
+        return Prepared(draft: prepared, context: event.context)
     }
 
     /// Stores a prepared file: `fill` writes its bytes (never more than `maxSize`), then the
@@ -89,11 +39,10 @@ public struct FileService: Sendable {
     ///   - key: the key promised with an upload token; nil for a new one.
     ///   - baseURL: where this host's files are served (`https://files.example.com`).
     public func store(
-        _ prepared: (draft: Draft, context: [String: JSONValue]), objectId: String? = nil, key: String? = nil,
-        baseURL: String, caller: Caller, fill: (FileBytesWriter) async throws -> Void
+        _ prepared: Prepared, objectId: String? = nil, key: String? = nil, baseURL: String, caller: Caller,
+        fill: (FileBytesWriter) async throws -> Void
     ) async throws -> StoredObject {
-        let draft = prepared.draft
-        let key = key ?? Self.newKey(for: draft.name)
+        let key = key ?? Self.newKey(for: prepared.draft.name)
         let writer = FileBytesWriter(inner: try content.beginWrite(), limit: maxSize)
         let stored: StoredContent
         do {
@@ -103,50 +52,52 @@ public struct FileService: Sendable {
             writer.abandon()
             throw error
         }
-        var metaData = draft.metaData
+        var metaData = prepared.draft.metaData
         metaData["size"] = .int(Int64(stored.size))
         metaData["_checksum"] = .string(stored.md5)
-        metaData["owner"] = caller.userId.map(JSONValue.string) ?? "unknown"
-        var body: [String: JSONValue] = [
-            "name": .string(draft.name), "mime_type": .string(draft.mimeType), "key": .string(key),
-            "url": .string(Self.url(of: key, baseURL: baseURL)), "provider": "local", "bucket": "files",
-            "metaData": .object(metaData),
+        let fields: [String: JSONValue] = [
+            "key": .string(key), "url": .string(Self.url(of: key, baseURL: baseURL)), "provider": "local",
+            "bucket": "files",
         ]
-        body["ACL"] = draft.acl
-        let object: StoredObject
         do {
-            object = try await data.create("_File", body: body, objectId: objectId, caller: Self.writer(for: caller))
+            return try await record(prepared, metaData: metaData, fields: fields, objectId: objectId, caller: caller)
         } catch {
             try? content.remove(key: key)
             throw error
         }
-        if let hooks = hooks(.afterSaveFile, caller) {
-            await hooks.runAfter(
-                .afterSaveFile,
-                HookEvent(className: "_File", object: object.restJSON(), context: prepared.context, caller: caller))
-        }
-        return object
     }
 
-    /// Records a file that lives elsewhere (`POST /files` with a `url`): nothing is uploaded.
-    public func storeExternal(url: String, _ prepared: (draft: Draft, context: [String: JSONValue]), caller: Caller)
-        async throws -> StoredObject
-    {
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https"
+    /// Records a file that lives elsewhere (`POST /files` with a `url`): nothing is uploaded. The
+    /// url is checked before `beforeSaveFile` runs.
+    public func storeExternal(url: String?, _ draft: Draft, caller: Caller) async throws -> StoredObject {
+        guard let url, let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
+            scheme == "http" || scheme == "https"
         else {
             throw DataAPIError(.badParameters, "An external file needs an http or https url.")
         }
+        let prepared = try await prepare(draft, caller: caller)
         var metaData = prepared.draft.metaData
         // The JS SDK's mark of an external file; `provider` says it, and `__` keys can't be stored.
         metaData["__source"] = nil
+        return try await record(
+            prepared, metaData: metaData, fields: ["url": .string(url), "provider": "external"], caller: caller)
+    }
+
+    /// Writes the `_File` object of a prepared file (its owner is the caller), then runs
+    /// `afterSaveFile`.
+    private func record(
+        _ prepared: Prepared, metaData: [String: JSONValue], fields: [String: JSONValue], objectId: String? = nil,
+        caller: Caller
+    ) async throws -> StoredObject {
+        var metaData = metaData
         metaData["owner"] = caller.userId.map(JSONValue.string) ?? "unknown"
-        var body: [String: JSONValue] = [
-            "name": .string(prepared.draft.name), "mime_type": .string(prepared.draft.mimeType), "url": .string(url),
-            "provider": "external", "metaData": .object(metaData),
-        ]
+        var body = fields
+        body["name"] = .string(prepared.draft.name)
+        body["mime_type"] = .string(prepared.draft.mimeType)
+        body["metaData"] = .object(metaData)
         body["ACL"] = prepared.draft.acl
-        let object = try await data.create("_File", body: body, caller: Self.writer(for: caller))
-        if let hooks = hooks(.afterSaveFile, caller) {
+        let object = try await data.create("_File", body: body, objectId: objectId, caller: Self.writer(for: caller))
+        if let hooks = data.hooks(.afterSaveFile, "_File", caller) {
             await hooks.runAfter(
                 .afterSaveFile,
                 HookEvent(className: "_File", object: object.restJSON(), context: prepared.context, caller: caller))
@@ -179,7 +130,7 @@ public struct FileService: Sendable {
             throw DataAPIError(.operationForbidden, "Forbidden to delete files: use the master key.")
         }
         var context: [String: JSONValue] = [:]
-        if let hooks = hooks(.beforeDeleteFile, caller) {
+        if let hooks = data.hooks(.beforeDeleteFile, "_File", caller) {
             let event = try await hooks.runBefore(
                 .beforeDeleteFile, HookEvent(className: "_File", object: file.restJSON(), original: file, caller: caller))
             context = event.context
@@ -187,18 +138,11 @@ public struct FileService: Sendable {
         try await data.delete("_File", id: id, caller: Self.writer(for: caller))
         // The object is gone first: a crash here leaves unreferenced bytes, never a dangling object.
         if let key = file.fields["key"]?.stringValue { try content.remove(key: key) }
-        if let hooks = hooks(.afterDeleteFile, caller) {
+        if let hooks = data.hooks(.afterDeleteFile, "_File", caller) {
             await hooks.runAfter(
                 .afterDeleteFile,
                 HookEvent(className: "_File", object: file.restJSON(), original: file, context: context, caller: caller))
         }
-    }
-
-    /// The file hook of this kind, when one is registered and the caller doesn't skip it.
-    private func hooks(_ kind: HookKind, _ caller: Caller) -> (any WriteHooks)? {
-        guard let hooks = data.hooks, !caller.skippedHooks.contains(kind), hooks.hasHook(kind, for: "_File", caller: caller)
-        else { return nil }
-        return hooks
     }
 
     /// Only the host writes `_File` objects, in the caller's environment; the file hooks are
@@ -232,52 +176,5 @@ public struct FileService: Sendable {
         let ext = MIMEType.fileExtension(of: name)
         let safe = ext.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7a) } && ext.count <= 10
         return ext.isEmpty || !safe ? random : "\(random).\(ext)"
-    }
-}
-
-/// The writer a file's bytes go through: it refuses bytes past the size limit.
-public struct FileBytesWriter: Sendable {
-    let inner: any FileContentWriter
-    let limit: Int
-    /// Bytes written so far (a class: the writer is handed around by value).
-    private let count = ByteCount()
-
-    init(inner: any FileContentWriter, limit: Int) {
-        self.inner = inner
-        self.limit = limit
-    }
-
-    /// Appends bytes; 130 (413) once the file would pass the size limit.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        guard count.add(bytes.count) <= limit else {
-            throw DataAPIError(.fileTooLarge, "The file is larger than the limit of \(limit) bytes.")
-        }
-        do {
-            try inner.write(bytes)
-        } catch {
-            throw DataAPIError(.storageFailure, error.message)
-        }
-    }
-
-    func finish(key: String) throws -> StoredContent {
-        do {
-            return try inner.finish(key: key)
-        } catch {
-            throw DataAPIError(.storageFailure, error.message)
-        }
-    }
-
-    func abandon() {
-        inner.abandon()
-    }
-}
-
-/// A running total of bytes, shared by the copies of a writer.
-final class ByteCount: Sendable {
-    private let total = Atomic<Int>(0)
-
-    /// Adds `bytes` and returns the new total.
-    func add(_ bytes: Int) -> Int {
-        total.wrappingAdd(bytes, ordering: .relaxed).newValue
     }
 }

@@ -73,17 +73,16 @@ public struct FileUploadTokens: Sendable {
             throw Self.invalid
         }
         let fields = record.fields
-        var draft = FileService.Draft(
+        let draft = FileService.Draft(
             name: fields["name"]?.stringValue ?? "file", mimeType: fields["mime_type"]?.stringValue,
             metaData: fields["metaData"]?.objectValue ?? [:], acl: fields["fileACL"])
-        draft.declaredSize = nil
         let caller = Caller(
             isMaster: false, environment: fields["environment"]?.stringValue ?? "production", user: fields["caller"])
         let object: StoredObject
         do {
             object = try await EnvironmentStorage.$environment.withValue(caller.environment) {
                 try await files.store(
-                    (draft, fields["context"]?.objectValue ?? [:]), objectId: fields["fileId"]?.stringValue,
+                    FileService.Prepared(draft: draft, context: fields["context"]?.objectValue ?? [:]), objectId: fields["fileId"]?.stringValue,
                     key: fields["key"]?.stringValue, baseURL: baseURL, caller: caller, fill: fill)
             }
         } catch {

@@ -108,8 +108,7 @@ extension DataService {
     /// `authData`: it may refuse them by throwing, or hand back others (a code exchanged for an
     /// openid, say). Without a hook, the providers are returned as they came.
     public func checkAuthData(_ providers: [String: JSONValue], caller: Caller) async throws -> [String: JSONValue] {
-        guard let hooks, !caller.skippedHooks.contains(.onAuthData), hooks.hasHook(.onAuthData, for: "_User", caller: caller)
-        else { return providers }
+        guard let hooks = hooks(.onAuthData, "_User", caller) else { return providers }
         let event = try await hooks.runBefore(
             .onAuthData, HookEvent(className: "_User", object: ["authData": .object(providers)], caller: caller))
         guard case .object(let checked)? = event.object["authData"] else {

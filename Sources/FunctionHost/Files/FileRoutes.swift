@@ -26,11 +26,9 @@ struct FileRoutes: Sendable {
         group.post("files") { request, context in
             var request = request
             let body = try await request.jsonObject(context: context)
-            let prepared = try await files.prepare(Self.draft(from: body, name: nil), caller: context.caller)
-            guard let url = body["url"]?.stringValue else {
-                throw DataAPIError(.badParameters, "A file without bytes needs a url.")
-            }
-            return Self.created(try await files.storeExternal(url: url, prepared, caller: context.caller))
+            return Self.created(
+                try await files.storeExternal(
+                    url: body["url"]?.stringValue, Self.draft(from: body, name: nil), caller: context.caller))
         }
         group.get("files/:file") { _, context in
             let id = try context.parameters.require("file")
@@ -96,8 +94,8 @@ struct FileRoutes: Sendable {
             if case .object(let body)? = try? JSONValue(parsing: buffer.readableBytesView),
                 let url = body["url"]?.stringValue, body["metaData"]?["__source"] == "external"
             {
-                let prepared = try await files.prepare(Self.draft(from: body, name: name), caller: context.caller)
-                return Self.created(try await files.storeExternal(url: url, prepared, caller: context.caller))
+                return Self.created(
+                    try await files.storeExternal(url: url, Self.draft(from: body, name: name), caller: context.caller))
             }
             buffered = buffer
         }
