@@ -9,7 +9,7 @@ import Testing
     /// Logs through a handler writing to a fresh file and returns what it wrote.
     private func written(_ body: (inout Logger) -> Void) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID().uuidString)").path
-        FileManager.default.createFile(atPath: path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let file = try #require(FileHandle(forWritingAtPath: path))
         let output = ConsoleOutput(file: file)

@@ -62,11 +62,7 @@ import Testing
         try await TestServer.run(dataDirectory: directory, configure: { $0.maxFileSize = 300 * 1024 * 1024 }) { api in
             try await HTTPClient.withHTTPClient { client in
                 // Upload.
-                var request = HTTPClientRequest(url: "http://127.0.0.1:\(api.port)/1.1/files/big.bin")
-                request.method = .POST
-                request.headers.add(name: "X-LC-Id", value: "app")
-                request.headers.add(name: "X-LC-Key", value: "key")
-                request.headers.add(name: "Content-Type", value: "application/octet-stream")
+                var request = FileFixture.streamedUpload(port: api.port, name: "big.bin")
                 request.body = .stream(Chunks(), length: .known(Int64(Self.size)))
                 let before = try Self.residentBytes()
                 let tracksPeak = Self.resetPeak()
