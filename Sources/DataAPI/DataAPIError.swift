@@ -53,6 +53,9 @@ public struct DataAPIError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidGeoPoint = Code(rawValue: 302)
         /// 304: the storage engine failed.
         public static let storageFailure = Code(rawValue: 304)
+        /// 511: the database can't be reached just now (LeanCloud's "API temporarily
+        /// unavailable"); the request may be retried.
+        public static let temporarilyUnavailable = Code(rawValue: 511)
         /// 305: a conditional update or delete matched nothing.
         public static let conditionNotMatched = Code(rawValue: 305)
     }

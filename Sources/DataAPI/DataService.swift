@@ -22,9 +22,14 @@ public struct DataService: Sendable {
         self.normalizer = ValueNormalizer(classExists: knownClass)
     }
 
+    /// Creates a service over a storage engine, which answers pointer-target checks itself.
+    public init(storage: any StorageEngine) {
+        self.init(storage: storage, knownClass: { storage.isKnownClass($0) })
+    }
+
     /// Creates a service over the embedded SQLite engine.
     public init(sqlite: SQLiteStorage) {
-        self.init(storage: sqlite, knownClass: { sqlite.isKnownClass($0) })
+        self.init(storage: sqlite)
     }
 
     /// Creates an object from a request body, running `beforeSave` and `afterSave`.

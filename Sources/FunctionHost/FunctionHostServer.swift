@@ -6,25 +6,28 @@ public import Logging
 
 /// Builds the HTTP application: storage, routes, middleware.
 public enum FunctionHostServer {
-    /// The application for a configuration, with its SQLite database opened (and created) under
-    /// the data directory. Run it with `runService()`: SIGTERM and SIGINT drain in-flight
+    /// The application for a configuration, with its database opened (and created): SQLite under
+    /// the data directory, or the configured PostgreSQL one. Run it with `runService()`: SIGTERM and SIGINT drain in-flight
     /// requests, then it returns.
     public static func makeApplication(
         configuration: HostConfiguration, logger: Logger = Logger(label: "functionhost")
     ) async throws -> some ApplicationProtocol {
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-        let storage = try SQLiteStorage(path: configuration.databasePath)
-        // Every route and data API uses the hooked service: no write path can miss a hook.
-        var plain = DataService(sqlite: storage)
-        if let directory = configuration.stagingDataDirectory {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let staging = try SQLiteStorage(path: URL(fileURLWithPath: directory).appendingPathComponent("functionhost.sqlite").path)
-            plain = DataService(
-                storage: EnvironmentStorage(production: storage, staging: staging),
-                knownClass: { name in
-                    EnvironmentStorage.environment == "staging" ? staging.isKnownClass(name) : storage.isKnownClass(name)
-                })
+        let databases = try await Databases.open(configuration, logger: logger)
+        do {
+            return try await makeApplication(configuration: configuration, databases: databases, logger: logger)
+        } catch {
+            for pool in databases.pools { await pool.close() }
+            throw error
         }
+    }
+
+    /// The application over opened databases.
+    private static func makeApplication(
+        configuration: HostConfiguration, databases: Databases, logger: Logger
+    ) async throws -> some ApplicationProtocol {
+        // Every route and data API uses the hooked service: no write path can miss a hook.
+        var plain = DataService(storage: databases.storage)
         plain.openUserQueries = configuration.openUserQueries
         plain.defaultACLs = configuration.defaultACLs
         let hooks = HookDispatcher(
@@ -56,6 +59,10 @@ public enum FunctionHostServer {
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FunctionHost"),
+            services: [
+                databases.lifetime,
+                DeployWatch(deployer: deployer, interval: configuration.deployCheckInterval, logger: logger),
+            ],
             logger: logger)
     }
 

@@ -19,7 +19,7 @@ struct FunctionHostCommand: AsyncParsableCommand {
 /// `functionhost serve [--port N] [--data-dir DIR] [--functions DIR]`.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Run the server on its embedded SQLite storage.",
+        abstract: "Run the server: on its embedded SQLite storage, or on a shared PostgreSQL database.",
         discussion: """
             Also configured by LEANCLOUD_APP_ID, LEANCLOUD_APP_KEY, LEANCLOUD_APP_MASTER_KEY,
             LEANCLOUD_APP_HOOK_KEY and LEANCLOUD_APP_PORT. Keys that are not given are generated
@@ -55,6 +55,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var users: UserOptions
     @OptionGroup var files: FileOptions
+    @OptionGroup var databases: DatabaseOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -98,6 +99,7 @@ struct Serve: AsyncParsableCommand {
         configuration.stagingDataDirectory = stagingDataDirectory
         try users.apply(to: &configuration, environment: environment)
         try files.apply(to: &configuration, environment: environment)
+        try databases.apply(to: &configuration, environment: environment)
         try await FunctionHostServer.run(configuration: configuration, logger: logger)
     }
 }

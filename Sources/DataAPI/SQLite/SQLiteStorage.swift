@@ -95,6 +95,9 @@ public final class SQLiteStorage: StorageEngine {
             return try await pool.write(body)
         } catch let error as DataAPIError {
             throw error
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            // The one unique constraint a write can break: an objectId given by the caller.
+            throw DataAPIError(.duplicateValue, "An object with this objectId already exists.")
         } catch {
             throw DataAPIError(.storageFailure, "The storage engine failed to write.")
         }

@@ -27,6 +27,10 @@ public final class EnvironmentStorage: StorageEngine {
         try await current.classExists(className)
     }
 
+    public func isKnownClass(_ className: String) -> Bool {
+        current.isKnownClass(className)
+    }
+
     public func fieldTypes(of className: String) async throws -> [String: FieldType] {
         try await current.fieldTypes(of: className)
     }

@@ -7,6 +7,10 @@ public protocol StorageEngine: Sendable {
     /// Whether the class has ever been written (system classes always exist).
     func classExists(_ className: String) async throws -> Bool
 
+    /// Whether a class is known to exist, from what the engine has cached alone (no I/O): what
+    /// pointer checks use on every write.
+    func isKnownClass(_ className: String) -> Bool
+
     /// The recorded type of each field of a class (empty for a class never written).
     func fieldTypes(of className: String) async throws -> [String: FieldType]
 

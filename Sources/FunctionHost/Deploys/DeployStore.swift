@@ -23,21 +23,32 @@ struct DeployStore: Sendable {
     }
 
     /// Stores a bundle as a new version, numbered one past the newest.
+    ///
+    /// The number is also the record's objectId, which the database keeps unique: two hosts
+    /// deploying at the same moment can't both take a number; the one that loses takes the next.
     func add(_ draft: CloudCodeVersion) async throws -> CloudCodeVersion {
         try await onProduction {
-            let newest = try await records(Self.versions, where: nil, newestFirst: 1).first?.fields["number"]?.intValue
-            var version = draft
-            version.number = Int(newest ?? 0) + 1
-            // Paths hold dots, which object keys may not: files are stored as a list of pairs.
-            let files: [JSONValue] = draft.sortedFiles.map { ["path": .string($0.name), "source": .string($0.source)] }
-            let stored = try await data.create(
-                Self.versions,
-                body: [
-                    "number": .int(Int64(version.number)), "files": .array(files), "hash": .string(draft.hash),
-                    "message": .string(draft.message), "author": .string(draft.author), "ACL": [:],
-                ], caller: Self.caller)
-            version.createdAt = stored.createdAt
-            return version
+            var attempts = 0
+            while true {
+                attempts += 1
+                let newest = try await records(Self.versions, where: nil, newestFirst: 1).first?.fields["number"]?.intValue
+                var version = draft
+                version.number = Int(newest ?? 0) + 1
+                // Paths hold dots, which object keys may not: files are stored as a list of pairs.
+                let files: [JSONValue] = draft.sortedFiles.map { ["path": .string($0.name), "source": .string($0.source)] }
+                do {
+                    let stored = try await data.create(
+                        Self.versions,
+                        body: [
+                            "number": .int(Int64(version.number)), "files": .array(files), "hash": .string(draft.hash),
+                            "message": .string(draft.message), "author": .string(draft.author), "ACL": [:],
+                        ], objectId: "v\(version.number)", caller: Self.caller)
+                    version.createdAt = stored.createdAt
+                    return version
+                } catch let error as DataAPIError where error.code == .duplicateValue && attempts < 10 {
+                    continue
+                }
+            }
         }
     }
 

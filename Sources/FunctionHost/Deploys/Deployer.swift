@@ -107,6 +107,20 @@ actor Deployer {
         return state
     }
 
+    /// Loads what the database says each environment runs, where it differs from what this host
+    /// runs: another host sharing the database deployed, promoted, rolled back or changed
+    /// variables. (Changes made here are installed as they are made, so they never differ.)
+    func sync() async throws {
+        for name in EnvironmentState.names {
+            let state = try await store.environment(name)
+            let live = environments.current(name)
+            guard state.version != live.version || state.variables != live.variables else { continue }
+            let version = try await storedVersion(state.version)
+            environments.install(
+                try await environments.prepare(version, for: name, variables: state.variables, strict: false), for: name)
+        }
+    }
+
     /// An environment as stored.
     func state(of environment: String) async throws -> EnvironmentState {
         try await store.environment(environment)

@@ -58,6 +58,7 @@ public struct HostError: Error, Sendable {
         case .codeRequestedTooOften: return .tooManyRequests
         case .messageNotSent: return .badGateway
         case .storageFailure: return .internalServerError
+        case .temporarilyUnavailable: return .serviceUnavailable
         case .fileTooLarge: return .contentTooLarge
         default: return .badRequest
         }

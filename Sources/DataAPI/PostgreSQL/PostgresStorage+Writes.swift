@@ -1,0 +1,175 @@
+internal import PostgresNIO
+import Synchronization
+
+extension PostgresStorage {
+    public func create(_ className: String, changes: ObjectChanges) async throws -> StoredObject {
+        var changes = changes
+        if changes.fields["ACL"] == nil { changes.fields["ACL"] = .set(ACL.publicReadWrite) }
+        let frozen = changes
+        let (object, entry) = try await transaction { connection -> (StoredObject, ClassEntry) in
+            var entry: ClassEntry
+            if let existing = try await self.entry(className, on: connection) {
+                entry = existing
+            } else {
+                entry = try await self.createClass(className, connection)
+            }
+            entry = try await self.knowing(frozen, of: className, entry, connection)
+            let known = entry
+            let write = try ObjectWrite(current: [:], changes: frozen) { known.fields[$0] }
+            let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
+            let object = StoredObject(
+                className: className, objectId: frozen.objectId ?? ObjectID.make(), createdAt: now, updatedAt: now,
+                fields: write.fields)
+            try await connection.run(
+                SQL(
+                    "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?::jsonb)",
+                    [object.objectId, now, now, try write.document()]))
+            try await self.record(write, className: className, ownerId: object.objectId, connection)
+            entry.fields.merge(write.newFieldTypes) { recorded, _ in recorded }
+            return (object, entry)
+        }
+        remember(className, entry)
+        return object
+    }
+
+    public func update(
+        _ className: String, id: String, changes: ObjectChanges, condition: QueryPredicate?
+    ) async throws -> StoredObject {
+        try await prepareSubqueries(condition)
+        let (object, entry) = try await transaction { connection -> (StoredObject, ClassEntry) in
+            guard var entry = try await self.entry(className, on: connection) else {
+                throw DataAPIError(.objectNotFound, "Object not found.")
+            }
+            // The row lock makes read-modify-write atomic across hosts: a concurrent update of
+            // the same object waits here until this one commits, then reads its result.
+            guard let row = try await connection.rows(
+                SQL("SELECT id, created_at, updated_at, doc::text FROM \"\(entry.table)\" WHERE id = ? FOR UPDATE", [id])
+            ).first
+            else { throw DataAPIError(.objectNotFound, "Object not found.") }
+            entry = try await self.knowing(changes, of: className, entry, connection)
+            if let condition {
+                try await self.check(condition, id: id, className: className, entry: entry, connection)
+            }
+            var object = try Self.decodeObject(row, className: className)
+            let known = entry
+            let write = try ObjectWrite(current: object.fields, changes: changes) { known.fields[$0] }
+            let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
+            try await connection.run(
+                SQL("UPDATE \"\(entry.table)\" SET updated_at = ?, doc = ?::jsonb WHERE id = ?", [now, try write.document(), id]))
+            try await self.record(write, className: className, ownerId: id, connection)
+            object.fields = write.fields
+            object.updatedAt = now
+            entry.fields.merge(write.newFieldTypes) { recorded, _ in recorded }
+            return (object, entry)
+        }
+        remember(className, entry)
+        return object
+    }
+
+    public func delete(_ className: String, id: String, condition: QueryPredicate?) async throws {
+        try await prepareSubqueries(condition)
+        try await transaction { connection in
+            guard let entry = try await self.entry(className, on: connection) else {
+                if condition != nil { throw DataAPIError(.conditionNotMatched, "No object matched the condition.") }
+                return
+            }
+            var sql = SQL("DELETE FROM \"\(entry.table)\" WHERE id = ?", [id])
+            if let condition {
+                let fragment = self.compiler(className, entry).compile(condition)
+                sql.text += " AND (\(fragment.text))"
+                sql.binds += fragment.binds
+            }
+            sql.text += " RETURNING id"
+            let deleted = try await connection.rows(sql)
+            if condition != nil, deleted.isEmpty {
+                throw DataAPIError(.conditionNotMatched, "No object matched the condition.")
+            }
+            try await connection.run(
+                SQL("DELETE FROM fh_relations WHERE owner_class = ? AND owner_id = ?", [className, id]))
+        }
+    }
+
+    /// Throws 305 unless the (locked) object `id` matches `condition`.
+    private func check(
+        _ condition: QueryPredicate, id: String, className: String, entry: ClassEntry, _ connection: PostgresConnection
+    ) async throws {
+        let fragment = compiler(className, entry).compile(condition)
+        let matched = try await connection.rows(
+            SQL("SELECT 1 FROM \"\(entry.table)\" WHERE id = ? AND (\(fragment.text))", [id] + fragment.binds))
+        guard !matched.isEmpty else { throw DataAPIError(.conditionNotMatched, "No object matched the condition.") }
+    }
+
+    /// The class's entry with every field `changes` writes known, reading the fields again when
+    /// one is missing: another host may have recorded it since this one cached the class.
+    private func knowing(
+        _ changes: ObjectChanges, of className: String, _ entry: ClassEntry, _ connection: PostgresConnection
+    ) async throws -> ClassEntry {
+        let unknown = changes.fields.keys.contains { $0 != "ACL" && entry.fields[$0] == nil }
+        guard unknown else { return entry }
+        return try await self.entry(className, on: connection, refresh: true) ?? entry
+    }
+
+    /// Creates a class's row and table. Two hosts creating the same class at once both insert;
+    /// the second waits on the unique name, then finds the first's row and uses its table.
+    private func createClass(_ className: String, _ connection: PostgresConnection) async throws -> ClassEntry {
+        let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
+        let inserted = try await connection.rows(
+            SQL(
+                "INSERT INTO fh_classes (name, created_at) VALUES (?, ?) ON CONFLICT (name) DO NOTHING RETURNING id::text",
+                [className, now]))
+        guard let id = inserted.first?[0] else {
+            guard let existing = try await entry(className, on: connection, refresh: true) else {
+                throw DataAPIError(.storageFailure, "The storage engine failed to create a class.")
+            }
+            return existing
+        }
+        let table = "o_\(id)"
+        for statement in PostgresSchema.createClassTable(table) { try await connection.run(SQL(statement)) }
+        return ClassEntry(table: table, fields: [:])
+    }
+
+    /// Records new field types and relation members of a write, in its transaction.
+    ///
+    /// A field first written by two hosts at once with different types: the second insert waits
+    /// for the first to commit and gets its type back, and this write fails with 111 as it would
+    /// have had it come second on one host.
+    private func record(_ write: ObjectWrite, className: String, ownerId: String, _ connection: PostgresConnection)
+        async throws
+    {
+        for (field, type) in write.newFieldTypes.sorted(by: { $0.key < $1.key }) {
+            let recorded = try await connection.rows(
+                SQL(
+                    """
+                    INSERT INTO fh_fields (class, name, type) VALUES (?, ?, ?)
+                    ON CONFLICT (class, name) DO UPDATE SET type = fh_fields.type RETURNING type
+                    """, [className, field, type.rawValue])
+            ).first?[0]
+            if let recorded, recorded != type.rawValue {
+                throw DataAPIError(
+                    .incorrectType, "Invalid value type for field '\(field)': expected \(recorded), got \(type.rawValue).")
+            }
+        }
+        for change in write.relationChanges {
+            for target in change.ids {
+                try await connection.run(
+                    SQL(
+                        change.adding
+                            ? "INSERT INTO fh_relations (owner_class, field, owner_id, target_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING"
+                            : "DELETE FROM fh_relations WHERE owner_class = ? AND field = ? AND owner_id = ? AND target_id = ?",
+                        [className, change.field, ownerId, target]))
+            }
+        }
+    }
+
+    /// Adds what a committed write learned of its class to the catalog.
+    private func remember(_ className: String, _ entry: ClassEntry) {
+        catalog.withLock { catalog in
+            guard var known = catalog[className] else {
+                catalog[className] = entry
+                return
+            }
+            known.fields.merge(entry.fields) { recorded, _ in recorded }
+            catalog[className] = known
+        }
+    }
+}
