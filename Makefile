@@ -1,4 +1,5 @@
-# FunctionHost: `make run` serves on the embedded SQLite storage, `make test` runs every test.
+# FunctionHost: `make run` serves on the embedded SQLite storage (DATABASE_URL=postgres://... for
+# PostgreSQL), `make test` runs every test on SQLite and the end-to-end tests on PostgreSQL too.
 PORT ?= 3000
 DATA ?= ./data
 
@@ -13,12 +14,10 @@ build: setup
 run: build
 	.build/release/functionhost serve --port $(PORT) --data-dir $(DATA) --functions ./functions
 
-# The executable is built with the tests: the CLI tests run it against a live server.
-# Serial: every end-to-end test starts its own server, and dozens of them at once on two cores
-# starve each other past the HTTP client's timeouts.
+# The executable is built with the tests: the CLI tests run it against a live server. Every test
+# runs on SQLite, then the end-to-end tests again on a PostgreSQL server the script starts.
 test: setup
-	swift build --build-tests
-	swift test --skip-build --no-parallel
+	@bash scripts/test.sh
 
 bench: setup
 	@bash scripts/setup.sh wrk

@@ -28,7 +28,7 @@ start)
     # The server's user must reach the directory (a mktemp parent is private to root).
     chmod o+x "$(dirname "$dir")"
     run() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-    run "$bin/initdb" -D "$dir/cluster" -U postgres --auth=trust --locale=C -E UTF8 >"$dir/initdb.log" 2>&1
+    run "$bin/initdb" -D "$dir/cluster" -U postgres --auth=trust --locale=C.UTF-8 -E UTF8 >"$dir/initdb.log" 2>&1
     # A free port: the kernel picks one for a socket we close at once.
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
     run "$bin/pg_ctl" -D "$dir/cluster" -l "$dir/server.log" -w -t 60 start \

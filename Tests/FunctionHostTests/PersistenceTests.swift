@@ -35,7 +35,7 @@ import Testing
             return Written(ownerId: ownerId, keptId: keptId, deletedId: deletedId, kept: try await api.fetch("Item", keptId))
         }
         #expect(written.kept["n"] == 42)
-        #expect(FileManager.default.fileExists(atPath: directory + "/functionhost.sqlite"))
+        #expect(TestDatabase.isPostgres || FileManager.default.fileExists(atPath: directory + "/functionhost.sqlite"))
 
         try await TestServer.run(dataDirectory: directory) { api in
             // The objects, exactly as they were served before.
@@ -92,7 +92,7 @@ import Testing
         try await TestServer.run(dataDirectory: directory) { api in
             _ = try await api.create("Todo", ["title": "x"])
         }
-        #expect(FileManager.default.fileExists(atPath: directory + "/functionhost.sqlite"))
+        #expect(TestDatabase.isPostgres || FileManager.default.fileExists(atPath: directory + "/functionhost.sqlite"))
     }
 
     @Test func serversOnDifferentDirectoriesDoNotShareData() async throws {

@@ -45,6 +45,7 @@ enum TestServer {
             host: "127.0.0.1", port: 0, dataDirectory: dataDirectory,
             functionsDirectory: functionsDirectory ?? dataDirectory, keys: keys, functions: functions)
         configuration.javaScriptTimeout = javaScriptTimeout
+        configuration.database = TestDatabase.location(for: dataDirectory)
         configure(&configuration)
         let app = try await FunctionHostServer.makeApplication(configuration: configuration, logger: logger)
         return try await app.test(.live) { client in

@@ -84,10 +84,7 @@ final class TestClock: Sendable {
                 ["old_password": "correct horse battery staple", "new_password": "tr0ub4dor&3"])
             #expect(changed["sessionToken"] != nil && changed["sessionToken"] != .string(token), "\(changed)")
         }
-        var database = Data()
-        for suffix in ["", "-wal"] {
-            database += (try? Data(contentsOf: URL(fileURLWithPath: directory + "/functionhost.sqlite" + suffix))) ?? Data()
-        }
+        let database = try await TestDatabase.storedBytes(dataDirectory: directory, classes: ["_User"])
         #expect(!database.isEmpty)
         for secret in ["correct horse battery staple", "tr0ub4dor&3"] {
             #expect(database.range(of: Data(secret.utf8)) == nil, "\(secret) is in the database file")

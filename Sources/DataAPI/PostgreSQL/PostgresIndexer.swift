@@ -30,7 +30,8 @@ final class PostgresIndexer: Sendable {
             guard let type = fields[key], seen.insert(key).inserted else { continue }
             switch type {
             case .string, .number, .boolean, .date:
-                needs.append(Need(name: "ix_\(key)", definition: "((\(compiler.sortExpression(key))))"))
+                guard let expression = compiler.sortExpression(key) else { continue }
+                needs.append(Need(name: "ix_\(key)", definition: "((\(expression)))"))
             case .pointer:
                 needs.append(Need(name: "ix_\(key)", definition: "((\(PostgresQueryCompiler.text(key, suffix: "objectId"))))"))
             default:

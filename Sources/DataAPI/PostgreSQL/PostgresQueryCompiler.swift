@@ -99,7 +99,7 @@ struct PostgresQueryCompiler {
             if op == .equal || op == .notEqual, let containment = Self.containment(key, [value]) {
                 contains = containment
             } else {
-                contains = anyElement(key, elementCondition(op, value))
+                contains = anyElement(key, elementCondition(op == .notEqual ? .equal : op, value))
             }
             return op == .notEqual ? Self.not(contains) : contains
         }
@@ -122,12 +122,15 @@ struct PostgresQueryCompiler {
         return SQL("doc @> ?::jsonb", [Self.jsonText(document)])
     }
 
-    /// Whether some element of the array at `key` meets `condition` (written over `e.v`).
+    /// Whether some element of the array at `key` meets `condition` (written over `e.v`). A
+    /// value that is not an array (a null in an array field) is its own single element, as
+    /// SQLite's `json_each` has it; a missing field has none.
     func anyElement(_ key: String, _ condition: SQL) -> SQL {
         let value = Self.json(key)
         return SQL(
-            "EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(\(value)) = 'array' THEN \(value) END) "
-                + "AS e(v) WHERE \(condition.text))", condition.binds)
+            "EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(\(value)) = 'array' THEN \(value) "
+                + "WHEN \(value) IS NOT NULL THEN jsonb_build_array(\(value)) END) AS e(v) WHERE \(condition.text))",
+            condition.binds)
     }
 
     /// A condition on one stored field (not an array's elements).
@@ -141,9 +144,11 @@ struct PostgresQueryCompiler {
             return SQL("\(json) IS NULL OR \(type) = 'null'")
         case .bool(let b):
             guard op == .equal else { return SQL("FALSE") }
+            if recorded == .boolean { return SQL("\(Self.scalar(key)) = '\(b)'::jsonb") }
             return SQL("\(json) = '\(b)'::jsonb")
         case .int, .double:
-            if recorded != nil, recorded != .number { return SQL("FALSE") }
+            if recorded == .number { return SQL("\(Self.scalar(key)) \(sqlOp) ?::jsonb AND \(type) = 'number'", [Self.jsonText(value)]) }
+            if recorded != nil { return SQL("FALSE") }
             return SQL("\(type) = 'number' AND \(json) \(sqlOp) ?::jsonb", [Self.jsonText(value)])
         case .string(let s):
             if recorded == .string { return SQL("\(Self.text(key)) \(sqlOp) ?", [s]) }
@@ -205,15 +210,37 @@ struct PostgresQueryCompiler {
         }
     }
 
-    /// The expression a field sorts by (and is indexed on): text in "C" order for strings,
-    /// dates and pointers, the JSONB value otherwise.
-    func sortExpression(_ key: String) -> String {
+    /// The expression a field of recorded type sorts by and is indexed on: text in "C" order
+    /// for strings and dates; for numbers and booleans the JSONB value, a JSON null read as SQL
+    /// NULL (as SQLite's `json_extract` reads it, so it sorts with the missing values).
+    func sortExpression(_ key: String) -> String? {
         if let column = Self.column(for: key) { return column }
         switch key.contains(".") ? nil : fields[key] {
         case .string?: return Self.text(key)
         case .date?: return Self.text(key, suffix: "iso")
-        default: return Self.json(key)
+        case .number?, .boolean?: return Self.scalar(key)
+        default: return nil
         }
+    }
+
+    /// The JSONB value at `key`, NULL for a JSON null.
+    static func scalar(_ key: String) -> String {
+        "NULLIF(\(json(key)), 'null'::jsonb)"
+    }
+
+    /// Sort terms for a field of unknown or mixed type, in SQLite's order for `json_extract`:
+    /// missing and null first, then numbers (booleans as 0 and 1), then text (arrays and
+    /// objects as their JSON text).
+    static func mixedSortTerms(_ key: String) -> [String] {
+        let value = json(key)
+        return [
+            "(CASE jsonb_typeof(\(value)) WHEN 'number' THEN 0 WHEN 'boolean' THEN 0 WHEN 'string' THEN 1 "
+                + "WHEN 'array' THEN 1 WHEN 'object' THEN 1 END)",
+            "(CASE jsonb_typeof(\(value)) WHEN 'number' THEN (\(value))::text::numeric "
+                + "WHEN 'boolean' THEN (\(value) = 'true'::jsonb)::int END)",
+            "((CASE jsonb_typeof(\(value)) WHEN 'string' THEN \(value) #>> '{}' WHEN 'array' THEN (\(value))::text "
+                + "WHEN 'object' THEN (\(value))::text END) COLLATE \"C\")",
+        ]
     }
 
     /// The ORDER BY clause; insertion order (`seq`) breaks ties and orders by default. NULL (a
@@ -224,8 +251,11 @@ struct PostgresQueryCompiler {
                 "ORDER BY \(distanceExpression(near.key)) ASC, seq ASC",
                 [String(near.point.latitude), String(near.point.longitude)])
         }
-        var terms = keys.map { key in
-            sortExpression(key.key) + (key.descending ? " DESC NULLS LAST" : " ASC NULLS FIRST")
+        var terms: [String] = []
+        for key in keys {
+            let direction = key.descending ? " DESC NULLS LAST" : " ASC NULLS FIRST"
+            let expressions = sortExpression(key.key).map { [$0] } ?? Self.mixedSortTerms(key.key)
+            terms += expressions.map { $0 + direction }
         }
         terms.append("seq ASC")
         return SQL("ORDER BY " + terms.joined(separator: ", "))

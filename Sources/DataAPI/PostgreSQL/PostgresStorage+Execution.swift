@@ -1,5 +1,6 @@
 public import Logging
 internal import PostgresNIO
+internal import _ConnectionPoolModule
 
 extension PostgresStorage {
     /// postgres-nio logs each query at debug level; the engine's own errors say what matters.
@@ -21,7 +22,7 @@ extension PostgresStorage {
             } catch {
                 let failure = Failure(error)
                 if failure.isConnectionLoss, attempt < 2 { continue }
-                throw failure.dataError(writing: false)
+                throw report(failure, writing: false)
             }
         }
     }
@@ -43,9 +44,19 @@ extension PostgresStorage {
             } catch {
                 let failure = Failure(error)
                 if failure.isRetryable, attempt < 5 { continue }
-                throw failure.dataError(writing: true)
+                throw report(failure, writing: true)
             }
         }
+    }
+
+    /// The error a failure becomes; the database's own message goes to the log (clients get a
+    /// code and a plain message, never SQL).
+    func report(_ failure: Failure, writing: Bool) -> any Error {
+        let error = failure.dataError(writing: writing)
+        if let data = error as? DataAPIError, data.code == .storageFailure || data.code == .temporarilyUnavailable {
+            logger.error("PostgreSQL: \(String(reflecting: failure.underlying))")
+        }
+        return error
     }
 
     /// What a failure from postgres-nio means for the caller.
@@ -91,6 +102,9 @@ extension PostgresStorage {
         /// The error the data layer reports.
         func dataError(writing: Bool) -> any Error {
             if let error = underlying as? DataAPIError { return error }
+            if underlying is ConnectionPoolError {
+                return DataAPIError(.temporarilyUnavailable, "The database is unavailable; try again.")
+            }
             if underlying is CancellationError { return underlying }
             switch sqlState {
             case "23505":

@@ -9,11 +9,12 @@ extension PostgresStorage {
         let (object, entry) = try await transaction { connection -> (StoredObject, ClassEntry) in
             var entry: ClassEntry
             if let existing = try await self.entry(className, on: connection) {
-                entry = existing
+                // (Not for a class created just now: its fields are all this write's, and reading
+                // them here would cache a class that a rollback may yet undo.)
+                entry = try await self.knowing(frozen, of: className, existing, connection)
             } else {
                 entry = try await self.createClass(className, connection)
             }
-            entry = try await self.knowing(frozen, of: className, entry, connection)
             let known = entry
             let write = try ObjectWrite(current: [:], changes: frozen) { known.fields[$0] }
             let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())

@@ -40,6 +40,7 @@ public final class PostgresStorage: StorageEngine {
             // Unqualified names then resolve in the schema: every statement below stays the same.
             configuration.options.additionalStartupParameters = [("search_path", schema)]
         }
+        try await Self.probe(location, logger: logger)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
@@ -52,6 +53,31 @@ public final class PostgresStorage: StorageEngine {
         } catch {
             await close()
             throw error
+        }
+    }
+
+    /// Connects once, so that a host pointed at a database it can't reach says so at start
+    /// (the pool would retry quietly for a minute before failing requests).
+    private static func probe(_ location: PostgresLocation, logger: Logger) async throws {
+        let tls: PostgresConnection.Configuration.TLS
+        switch location.tls {
+        case .disable: tls = .disable
+        case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.username, password: location.password,
+            database: location.database, tls: tls)
+        configuration.options.connectTimeout = .seconds(5)
+        do {
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            try? await connection.close()
+        } catch {
+            let failure = Failure(error)
+            if failure.sqlState == nil || failure.isConnectionLoss {
+                throw DataAPIError(.temporarilyUnavailable, "The database is unavailable; try again.")
+            }
+            throw DataAPIError(.storageFailure, "PostgreSQL refused the connection: \(failure.sqlState ?? "") \((error as? PSQLError)?.serverInfo?[.message] ?? "")")
         }
     }
 

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole test suite: every test on the embedded SQLite storage, then the end-to-end tests
+# (and the PostgreSQL engine's own) again on PostgreSQL. A PostgreSQL server is started for the
+# second pass unless FUNCTIONHOST_TEST_DATABASE_URL names one already.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build --build-tests
+# Serial: every end-to-end test starts its own server, and dozens of them at once on two cores
+# starve each other past the HTTP client's timeouts.
+echo "== Every test, on SQLite"
+env -u FUNCTIONHOST_TEST_DATABASE_URL swift test --skip-build --no-parallel
+
+url=${FUNCTIONHOST_TEST_DATABASE_URL:-}
+if [ -z "$url" ]; then
+    dir=$(mktemp -d)
+    trap 'bash scripts/postgres.sh stop "$dir/pg"; rm -rf "$dir"' EXIT
+    url=$(bash scripts/postgres.sh start "$dir/pg")
+fi
+echo "== End-to-end and storage tests, on PostgreSQL ($url)"
+FUNCTIONHOST_TEST_DATABASE_URL=$url swift test --skip-build --no-parallel --filter "FunctionHostTests|StorageEngineTests"
