@@ -110,3 +110,9 @@ awk -v c="$CREATE" -v f="$FETCH" -v b="$BARE" -v s="$SQLITE" -v h="$HELLO_RATIO"
 awk -v sp="$SWIFT_P50" -v s9="$SWIFT_P99" -v jp="$JS_P50" -v j9="$JS_P99" 'BEGIN {
     printf "  latency a JS call adds to a Swift call (c=1): p50 %+.0f us, p99 %+.0f us\n", jp - sp, j9 - s9
 }'
+
+# PostgreSQL: the same work on the scale-out engine, and two hosts against one (SKIP_POSTGRES=1
+# leaves it out).
+if [ -z "${SKIP_POSTGRES:-}" ]; then
+    source scripts/bench/postgres.sh
+fi

@@ -41,7 +41,11 @@ public final class PostgresStorage: StorageEngine {
             configuration.options.additionalStartupParameters = [("search_path", schema)]
         }
         try await Self.probe(location, logger: logger)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        // The pool warns when a lease precedes `run()` (ours may, by a few microseconds: the task
+        // below starts it); its errors still reach the log, and the engine reports its own.
+        var background = logger
+        background.logLevel = .error
+        let client = PostgresClient(configuration: configuration, backgroundLogger: background)
         self.client = client
         self.logger = logger
         runner = Mutex(Task { await client.run() })
