@@ -14,7 +14,7 @@ for port in $PG_A $PG_B; do
 done
 
 echo
-echo "PostgreSQL ($(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1 | cut -d/ -f4)) vs SQLite, one host each:"
+echo "PostgreSQL ($(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1 | cut -d/ -f5)) vs SQLite, one host each:"
 echo "seeding the same $BIG objects..."
 python3 scripts/bench/seed_big.py "http://127.0.0.1:$PG_A" "$BIG" >/dev/null
 Q_SMALL=$Q_EQ

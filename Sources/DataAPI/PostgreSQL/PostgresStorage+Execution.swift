@@ -66,7 +66,10 @@ extension PostgresStorage {
         /// Whether it was raised by COMMIT.
         var duringCommit = false
 
-        init(_ error: any Error) {
+        /// With `sentAlone`, the error came from a write sent as a single statement: a lost
+        /// connection leaves it as uncertain as one lost during COMMIT.
+        init(_ error: any Error, sentAlone: Bool = false) {
+            duringCommit = sentAlone
             if let transaction = error as? PostgresTransactionError {
                 if let commit = transaction.commitError {
                     underlying = commit

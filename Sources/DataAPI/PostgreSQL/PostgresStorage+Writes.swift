@@ -6,6 +6,7 @@ extension PostgresStorage {
         var changes = changes
         if changes.fields["ACL"] == nil { changes.fields["ACL"] = .set(ACL.publicReadWrite) }
         let frozen = changes
+        if let object = try await createInOneStatement(className, changes: frozen) { return object }
         let (object, entry) = try await transaction { connection -> (StoredObject, ClassEntry) in
             var entry: ClassEntry
             if let existing = try await self.entry(className, on: connection) {
@@ -30,6 +31,31 @@ extension PostgresStorage {
             return (object, entry)
         }
         remember(className, entry)
+        return object
+    }
+
+    /// The common create: a known class, fields whose types are all recorded, no relation
+    /// members. Then the INSERT is the whole write, sent alone (one round trip instead of
+    /// BEGIN, INSERT, COMMIT): recorded types never change, so the catalog's are authoritative.
+    /// Not retried if the connection drops while it runs: the row may have been written.
+    /// Returns nil when the write needs the full path.
+    private func createInOneStatement(_ className: String, changes: ObjectChanges) async throws -> StoredObject? {
+        guard let entry = catalog.withLock({ $0[className] }) else { return nil }
+        guard let write = try? ObjectWrite(current: [:], changes: changes, typeOf: { entry.fields[$0] }),
+            write.newFieldTypes.isEmpty, write.relationChanges.isEmpty
+        else { return nil }
+        let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
+        let object = StoredObject(
+            className: className, objectId: changes.objectId ?? ObjectID.make(), createdAt: now, updatedAt: now,
+            fields: write.fields)
+        let insert = SQL(
+            "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?::jsonb)",
+            [object.objectId, now, now, try write.document()])
+        do {
+            _ = try await rows(insert)
+        } catch {
+            throw report(Failure(error, sentAlone: true), writing: true)
+        }
         return object
     }
 

@@ -116,8 +116,12 @@ actor Deployer {
             let live = environments.current(name)
             guard state.version != live.version || state.variables != live.variables else { continue }
             let version = try await storedVersion(state.version)
-            environments.install(
-                try await environments.prepare(version, for: name, variables: state.variables, strict: false), for: name)
+            let next = try await environments.prepare(version, for: name, variables: state.variables, strict: false)
+            // A deploy on this host may have switched the environment while this one loaded (the
+            // actor is re-entered at each await): then what it installed is newer than `state`.
+            let now = environments.current(name)
+            guard now.version == live.version, now.variables == live.variables else { continue }
+            environments.install(next, for: name)
         }
     }
 
