@@ -37,6 +37,12 @@ let package = Package(
             pkgConfig: "javascriptcoregtk-4.1",
             providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]
         ),
+        // zlib from zlib1g-dev: gzip decompression of export archives.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "Sandbox",
             dependencies: ["CJavaScriptCore", "DataAPI"],
@@ -45,6 +51,7 @@ let package = Package(
         .target(
             name: "DataAPI",
             dependencies: [
+                "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),

@@ -253,9 +253,9 @@ public struct DataService: Sendable {
         }
     }
 
-    private static let classNotFound = DataAPIError(.objectNotFound, "Class or object doesn't exists.")
+    static let classNotFound = DataAPIError(.objectNotFound, "Class or object doesn't exists.")
 
-    private func checkClassName(_ className: String) throws(DataAPIError) {
+    func checkClassName(_ className: String) throws(DataAPIError) {
         guard Names.isValidClassName(className) else {
             throw DataAPIError(
                 .invalidClassName,

@@ -117,6 +117,7 @@ public enum FunctionHostServer {
             VerificationPages(verification: verification).register(on: group)
             ClassAliasRoutes(endpoint: endpoint, path: "roles", className: "_Role").register(on: group, prefix: prefix)
             ScanRoutes(data: data).register(on: group)
+            SchemaRoutes(data: data).register(on: group)
             CloudQueryRoutes(data: data).register(on: group)
             FunctionRoutes(environments: services.deployer.environments, data: data).register(on: group)
             DeployRoutes(deployer: services.deployer).register(on: group)

@@ -116,6 +116,56 @@ extension PostgresStorage {
         }
     }
 
+    public func insertExported(
+        _ className: String, objects: [StoredObject], fieldTypes: [String: FieldType], relations: [RelationMember]
+    ) async throws -> Int {
+        let (written, entry) = try await transaction { connection -> (Int, ClassEntry?) in
+            var written = 0
+            var entry: ClassEntry?
+            if !objects.isEmpty || !fieldTypes.isEmpty {
+                var known: ClassEntry
+                if let existing = try await self.entry(className, on: connection) {
+                    known = existing
+                } else {
+                    known = try await self.createClass(className, connection)
+                }
+                // One statement per batch: an export's objects go in at the rate of a bulk load.
+                if !objects.isEmpty {
+                    var insert = SQL("INSERT INTO \"\(known.table)\" (id, created_at, updated_at, doc) VALUES ")
+                    for (index, object) in objects.enumerated() {
+                        insert.text += index == 0 ? "(?, ?, ?, ?::jsonb)" : ", (?, ?, ?, ?::jsonb)"
+                        insert.binds += [
+                            object.objectId, object.createdAt, object.updatedAt, JSONValue.object(object.fields).jsonString,
+                        ]
+                    }
+                    insert.text += " ON CONFLICT (id) DO NOTHING RETURNING id"
+                    written = try await connection.rows(insert).count
+                }
+                for (field, type) in fieldTypes.sorted(by: { $0.key < $1.key }) {
+                    try await connection.run(
+                        SQL(
+                            "INSERT INTO fh_fields (class, name, type) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                            [className, field, type.rawValue]))
+                }
+                known.fields.merge(fieldTypes) { recorded, _ in recorded }
+                entry = known
+            }
+            for member in relations {
+                try await connection.run(
+                    SQL(
+                        "INSERT INTO fh_relations (owner_class, field, owner_id, target_id) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                        [className, member.field, member.ownerId, member.targetId]))
+            }
+            return (written, entry)
+        }
+        if let entry { remember(className, entry) }
+        return written
+    }
+
+    public func classNames() async throws -> [String] {
+        try await reading { try await rows(SQL("SELECT name FROM fh_classes ORDER BY name")).map { $0[0] } }
+    }
+
     /// Throws 305 unless the (locked) object `id` matches `condition`.
     private func check(
         _ condition: QueryPredicate, id: String, className: String, entry: ClassEntry, _ connection: PostgresConnection

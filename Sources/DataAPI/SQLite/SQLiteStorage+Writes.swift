@@ -65,6 +65,43 @@ extension SQLiteStorage {
         }
     }
 
+    public func insertExported(
+        _ className: String, objects: [StoredObject], fieldTypes: [String: FieldType], relations: [RelationMember]
+    ) async throws -> Int {
+        let (written, table) = try await write { db -> (Int, String?) in
+            var written = 0
+            var table: String?
+            if !objects.isEmpty || !fieldTypes.isEmpty {
+                let entry = try self.entry(className, db) ?? self.createClass(className, db)
+                table = entry.table
+                let insert = try db.cachedStatement(
+                    sql: "INSERT OR IGNORE INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?)")
+                for object in objects {
+                    let document = String(decoding: JSONValue.object(object.fields).jsonBytes, as: UTF8.self)
+                    try insert.execute(arguments: [object.objectId, object.createdAt, object.updatedAt, document])
+                    written += db.changesCount
+                }
+                for (field, type) in fieldTypes {
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO fields (class, name, type) VALUES (?, ?, ?)",
+                        arguments: [className, field, type.rawValue])
+                }
+            }
+            for member in relations {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO relations (owner_class, field, owner_id, target_id) VALUES (?, ?, ?, ?)",
+                    arguments: [className, member.field, member.ownerId, member.targetId])
+            }
+            return (written, table)
+        }
+        if let table { remember(className, fieldTypes, table: table) }
+        return written
+    }
+
+    public func classNames() async throws -> [String] {
+        try await read { db in try String.fetchAll(db, sql: "SELECT name FROM classes ORDER BY name") }
+    }
+
     /// Throws 305 unless the object `id` matches `condition`, inside the write's transaction.
     private func check(
         _ condition: QueryPredicate, id: String, className: String, entry: ClassEntry, _ db: Database

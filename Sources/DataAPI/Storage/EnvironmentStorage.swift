@@ -70,4 +70,14 @@ public final class EnvironmentStorage: StorageEngine {
     {
         try await current.scan(className, predicate: predicate, after: cursor, limit: limit)
     }
+
+    public func insertExported(
+        _ className: String, objects: [StoredObject], fieldTypes: [String: FieldType], relations: [RelationMember]
+    ) async throws -> Int {
+        try await current.insertExported(className, objects: objects, fieldTypes: fieldTypes, relations: relations)
+    }
+
+    public func classNames() async throws -> [String] {
+        try await current.classNames()
+    }
 }

@@ -44,4 +44,33 @@ public protocol StorageEngine: Sendable {
     /// objectId `cursor`: a stable walk over a class of any size.
     func scan(_ className: String, predicate: QueryPredicate?, after cursor: String?, limit: Int) async throws
         -> [StoredObject]
+
+    /// Writes objects as an export holds them (ids, dates and stored-form fields kept), without
+    /// hooks, in one transaction. An object whose id the class already has is left as it is, so
+    /// importing twice changes nothing. `fieldTypes` are recorded for fields the class does not
+    /// know yet (the caller has checked them against the recorded ones); `relations` adds members
+    /// to the class's Relation fields. Returns how many of `objects` were new.
+    func insertExported(
+        _ className: String, objects: [StoredObject], fieldTypes: [String: FieldType], relations: [RelationMember]
+    ) async throws -> Int
+
+    /// The names of every class that has been written, sorted.
+    func classNames() async throws -> [String]
+}
+
+/// One member of a Relation field: the owner object holds the target in `field`.
+public struct RelationMember: Sendable, Hashable {
+    /// The Relation field of the owner's class.
+    public var field: String
+    /// The owner object's id.
+    public var ownerId: String
+    /// The related object's id.
+    public var targetId: String
+
+    /// Creates a member.
+    public init(field: String, ownerId: String, targetId: String) {
+        self.field = field
+        self.ownerId = ownerId
+        self.targetId = targetId
+    }
 }

@@ -5,6 +5,9 @@ import _CryptoExtras
 /// Salted, slow password hashes: PBKDF2-HMAC-SHA256 at OWASP's 210 000 rounds, stored as
 /// `pbkdf2_sha256$<rounds>$<salt base64>$<hash base64>`, so the rounds can grow later and
 /// old hashes still verify.
+///
+/// Hashes imported from a LeanCloud export verify too (`leancloud_sha512$<salt>$<hash>`, see
+/// `leanCloudHash`); a login that matches one re-hashes the password with PBKDF2.
 public enum PasswordHasher {
     /// Rounds for new hashes.
     static let rounds = 210_000
@@ -19,19 +22,55 @@ public enum PasswordHasher {
 
     /// Whether `password` matches a stored hash; false for anything that isn't one.
     public static func verify(_ password: String, against stored: String) -> Bool {
+        if stored.hasPrefix(leanCloudPrefix + "$") { return verifyLeanCloud(password, against: stored) }
         let parts = stored.split(separator: "$").map(String.init)
         guard parts.count == 4, parts[0] == prefix, let rounds = Int(parts[1]), rounds > 0, rounds <= 10_000_000,
             let salt = Data(base64Encoded: parts[2]), let expected = Data(base64Encoded: parts[3])
         else { return false }
-        let derived = derive(password, salt: salt, rounds: rounds)
-        // Compared in constant time: how much of a guess was right must not leak.
-        guard derived.count == expected.count else { return false }
-        return zip(derived, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+        return constantTimeEqual(derive(password, salt: salt, rounds: rounds), expected)
     }
 
     /// Whether a stored value is one of these hashes (and not, say, a password in clear).
     public static func isHash(_ stored: String) -> Bool {
-        stored.hasPrefix(prefix + "$")
+        stored.hasPrefix(prefix + "$") || stored.hasPrefix(leanCloudPrefix + "$")
+    }
+
+    /// Whether a stored hash should be replaced by a new one at the next successful login: an
+    /// imported LeanCloud hash, or a PBKDF2 hash with fewer rounds than new ones get.
+    public static func needsRehash(_ stored: String) -> Bool {
+        if stored.hasPrefix(leanCloudPrefix + "$") { return true }
+        let parts = stored.split(separator: "$")
+        return parts.count == 4 && parts[0] == prefix && (Int(parts[1]) ?? 0) < rounds
+    }
+
+    // MARK: LeanCloud's exported hashes
+
+    private static let leanCloudPrefix = "leancloud_sha512"
+
+    /// The stored form of a hash from a LeanCloud `_User` export (`salt` and `password`):
+    /// SHA-512 of salt then password, hashed again 512 times, in base64.
+    public static func leanCloudHash(salt: String, hash: String) -> String {
+        [leanCloudPrefix, salt, hash].joined(separator: "$")
+    }
+
+    /// LeanCloud's published scheme (its console guide, "导出用户数据的加密算法").
+    static func leanCloudDigest(_ password: String, salt: String, rehashes: Int = 512) -> Data {
+        var digest = Data(SHA512.hash(data: Data((salt + password).utf8)))
+        for _ in 0..<rehashes { digest = Data(SHA512.hash(data: digest)) }
+        return digest
+    }
+
+    private static func verifyLeanCloud(_ password: String, against stored: String) -> Bool {
+        // The salt is LeanCloud's alphabet (letters and digits), so it never holds a `$`.
+        let parts = stored.split(separator: "$", maxSplits: 2).map(String.init)
+        guard parts.count == 3, let expected = Data(base64Encoded: parts[2]) else { return false }
+        return constantTimeEqual(leanCloudDigest(password, salt: parts[1]), expected)
+    }
+
+    /// Compared in constant time: how much of a guess was right must not leak.
+    private static func constantTimeEqual(_ a: Data, _ b: Data) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     private static func derive(_ password: String, salt: Data, rounds: Int) -> Data {

@@ -51,7 +51,10 @@ public struct UserAccounts: Sendable {
             try await recordFailure(of: user)
             throw DataAPIError(.passwordMismatch, "The username and password mismatch.")
         }
-        return try await complete(user, setting: [:], caller: caller)
+        // An imported LeanCloud hash is replaced by this host's own at the first login that proves it.
+        let rehash: [String: JSONValue] =
+            PasswordHasher.needsRehash(stored) ? ["password": .string(PasswordHasher.hash(password))] : [:]
+        return try await complete(user, setting: rehash, caller: caller)
     }
 
     /// LeanCloud's `usersByMobilePhone`: the user with this phone number logged in with a code

@@ -1,6 +1,6 @@
-import DataAPI
+public import DataAPI
 import Foundation
-import Logging
+public import Logging
 import ServiceLifecycle
 
 /// The storage engines a configuration names, opened: SQLite under the data directory, or a
@@ -16,16 +16,9 @@ struct Databases: Sendable {
     /// Opens (and creates, when new) the databases of a configuration.
     static func open(_ configuration: HostConfiguration, logger: Logger) async throws -> Databases {
         var pools: [PostgresStorage] = []
-        let production: any StorageEngine
-        if let location = configuration.database {
-            let pool = try await PostgresStorage(location: location, logger: logger)
-            pools.append(pool)
-            production = pool
-            logger.info("Storage: PostgreSQL at \(location)")
-        } else {
-            try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
-            production = try SQLiteStorage(path: configuration.databasePath)
-        }
+        let production = try await openProduction(
+            dataDirectory: configuration.dataDirectory, database: configuration.database, logger: logger)
+        if let pool = production as? PostgresStorage { pools.append(pool) }
         var staging: (any StorageEngine)?
         if let location = configuration.stagingDatabase {
             let pool = try await PostgresStorage(location: location, logger: logger)
@@ -33,10 +26,24 @@ struct Databases: Sendable {
             staging = pool
         } else if let directory = configuration.stagingDataDirectory {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            staging = try SQLiteStorage(
-                path: URL(fileURLWithPath: directory).appendingPathComponent("functionhost.sqlite").path)
+            staging = try SQLiteStorage(path: HostConfiguration.databasePath(in: directory))
         }
         return Databases(production: production, staging: staging, pools: pools)
+    }
+
+    /// Production's engine alone: the PostgreSQL database when one is named, else SQLite under
+    /// the data directory (created when new). Tools that work on the data without serving it
+    /// (`functionhost import`) open it the same way the server does.
+    static func openProduction(
+        dataDirectory: String, database: PostgresLocation?, logger: Logger
+    ) async throws -> any StorageEngine {
+        if let database {
+            let pool = try await PostgresStorage(location: database, logger: logger)
+            logger.info("Storage: PostgreSQL at \(database)")
+            return pool
+        }
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        return try SQLiteStorage(path: HostConfiguration.databasePath(in: dataDirectory))
     }
 
     /// The engine requests use: production's, or the pair that picks by environment.
@@ -58,5 +65,26 @@ struct DatabaseLifetime: Service {
         // Cancellation ends the wait too (a test's server is cancelled, not signalled).
         try? await gracefulShutdown()
         for pool in pools { await pool.close() }
+    }
+}
+
+extension FunctionHostServer {
+    /// Runs `body` on the production database of a data directory, or of a PostgreSQL URL, opened
+    /// as `serve` opens it (and created when new), and closes it after: for tools that work on
+    /// the data without serving it, such as `functionhost import`.
+    public static func withStorage<T: Sendable>(
+        dataDirectory: String, database: PostgresLocation?, logger: Logger,
+        _ body: (any StorageEngine) async throws -> T
+    ) async throws -> T {
+        let storage = try await Databases.openProduction(dataDirectory: dataDirectory, database: database, logger: logger)
+        let pool = storage as? PostgresStorage
+        do {
+            let result = try await body(storage)
+            await pool?.close()
+            return result
+        } catch {
+            await pool?.close()
+            throw error
+        }
     }
 }

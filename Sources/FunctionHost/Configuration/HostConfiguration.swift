@@ -81,7 +81,10 @@ public struct HostConfiguration: Sendable {
     }
 
     /// The SQLite database file inside the data directory.
-    public var databasePath: String {
+    public var databasePath: String { Self.databasePath(in: dataDirectory) }
+
+    /// The SQLite database file inside a data directory (production's, or staging's own).
+    static func databasePath(in dataDirectory: String) -> String {
         URL(fileURLWithPath: dataDirectory).appendingPathComponent("functionhost.sqlite").path
     }
 }

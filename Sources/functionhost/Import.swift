@@ -1,0 +1,155 @@
+import ArgumentParser
+import DataAPI
+import Foundation
+import FunctionHost
+import Logging
+
+/// `functionhost import PATH` or `functionhost import --from-server URL`: moves an app's data into
+/// this host's database.
+struct Import: AsyncParsableCommand {
+    /// The help text and name.
+    static let configuration = CommandConfiguration(
+        abstract: "Import a LeanCloud export (or a live app's classes) into the database.",
+        discussion: """
+            PATH is a console export archive (.tar.gz), a folder of its files (<Class>.0.jsonl, \
+            _Join:<field>:<Class>.jsonl, <Class>_schema.json), or one JSON Lines file. Objects keep \
+            their ids, dates, ACLs and typed values; users keep their passwords (LeanCloud's hashes \
+            are checked at login and replaced by this host's) and session tokens. No hooks run. An \
+            object whose id is already there is left alone, so running an import again, after an \
+            interruption or not, gives the same database. Lines that can't be imported are listed \
+            with file, line and reason. With SQLite, stop the server first.
+            """)
+
+    @Argument(help: "The export: a .tar.gz archive, a folder, or a .jsonl file.")
+    var path: String?
+
+    @Option(
+        name: .customLong("from-server"),
+        help: ArgumentHelp(
+            "Pull every class of a live app through its Scan API instead (LeanCloud, or any compatible server).",
+            valueName: "url"))
+    var server: String?
+
+    @Option(name: .customLong("app-id"), help: "The live app's id (with --from-server; default: $LEANCLOUD_APP_ID).")
+    var appId: String?
+
+    @Option(
+        name: .customLong("master-key"),
+        help: "The live app's master key (with --from-server; default: $LEANCLOUD_APP_MASTER_KEY).")
+    var masterKey: String?
+
+    @Option(
+        name: .customLong("classes"),
+        help: ArgumentHelp(
+            "With --from-server: only these classes, comma-separated (default: every class its /schemas lists).",
+            valueName: "names"))
+    var classes: String?
+
+    @Option(name: .customLong("data-dir"), help: "The data directory of the SQLite database to import into.")
+    var dataDirectory: String = "./data"
+
+    @Option(
+        name: .customLong("database"),
+        help: "A PostgreSQL URL to import into instead (default: $DATABASE_URL, else SQLite under --data-dir).")
+    var database: String?
+
+    @Option(
+        name: .customLong("files"),
+        help: ArgumentHelp(
+            "A folder holding the bytes of the export's files, each named by its key: they are copied into the data directory and served here.",
+            valueName: "dir"))
+    var filesDirectory: String?
+
+    @Option(
+        name: .customLong("public-url"),
+        help: "Where this host will serve files (https://api.example.com), for the urls of files copied with --files (default: $FUNCTIONHOST_PUBLIC_URL).")
+    var publicURL: String?
+
+    @Flag(
+        name: .customLong("drop-session-tokens"),
+        help: "Give imported users new session tokens, so every app logs in again (default: their tokens keep working).")
+    var dropSessionTokens = false
+
+    @Flag(help: "Print the summary as one line of JSON.")
+    var json = false
+
+    func validate() throws {
+        guard (path == nil) != (server == nil) else {
+            throw ValidationError("Give either an export PATH or --from-server URL.")
+        }
+        if filesDirectory != nil, resolvedPublicURL == nil {
+            throw ValidationError("--files needs --public-url: the address the copied files will be served at.")
+        }
+        if server == nil, appId != nil || masterKey != nil || classes != nil {
+            throw ValidationError("--app-id, --master-key and --classes go with --from-server.")
+        }
+    }
+
+    /// Imports into `storage`: a failure that stops the import comes back with what was done.
+    private func perform(
+        on storage: any StorageEngine, pull: ServerPull?, bar: ImportProgressBar?
+    ) async throws -> Result<ImportSummary, ImportFailure> {
+        var importer = ExportImporter(storage: storage, decoder: ExportDecoder(keepsSessionTokens: !dropSessionTokens))
+        if let filesDirectory, let baseURL = resolvedPublicURL {
+            let store = try LocalFileStore(directory: URL(fileURLWithPath: dataDirectory).appendingPathComponent("files"))
+            importer.fileBytes = ExportFileBytes(sourceDirectory: filesDirectory, store: store, baseURL: baseURL)
+        }
+        if let bar { importer.progress = { bar.show($0) } }
+        do {
+            if let pull {
+                try await pull.run(into: &importer)
+            } else if let path {
+                try await importer.importPath(path)
+            }
+        } catch let error as ImportError {
+            return .failure(ImportFailure(message: error.message, summary: importer.summary))
+        } catch let error as ClientFailure {
+            return .failure(ImportFailure(message: error.message, summary: importer.summary))
+        }
+        return .success(importer.summary)
+    }
+
+    private var resolvedPublicURL: String? {
+        let url = publicURL ?? ProcessInfo.processInfo.environment["FUNCTIONHOST_PUBLIC_URL"]
+        guard var url, !url.isEmpty else { return nil }
+        while url.hasSuffix("/") { url.removeLast() }
+        return url
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        var location: PostgresLocation?
+        if let url = database ?? environment["DATABASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            guard let parsed = PostgresLocation(url: url) else {
+                throw ValidationError("--database must be a URL such as postgres://user:password@host:5432/database.")
+            }
+            location = parsed
+        }
+        var logger = Logger(label: "functionhost.import")
+        logger.logLevel = .warning
+        let pull = try server.map { try ServerPull(server: $0, appId: appId, masterKey: masterKey, classes: classes) }
+        let started = ContinuousClock.now
+        let bar = ImportProgressBar()
+        let outcome = try await FunctionHostServer.withStorage(
+            dataDirectory: dataDirectory, database: location, logger: logger
+        ) { storage in
+            try await perform(on: storage, pull: pull, bar: bar)
+        }
+        bar?.finish()
+        let elapsed = started.duration(to: .now)
+        switch outcome {
+        case .success(let summary):
+            print(json ? ImportReport.json(summary, elapsed: elapsed) : ImportReport.text(summary, elapsed: elapsed))
+        case .failure(let failure):
+            print(ImportReport.text(failure.summary, elapsed: elapsed))
+            FileHandle.standardError.write(Data("functionhost: import stopped: \(failure.message)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+}
+
+/// Why an import stopped, with what it had done by then.
+struct ImportFailure: Error, Sendable {
+    let message: String
+    let summary: ImportSummary
+}
