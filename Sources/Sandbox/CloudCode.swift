@@ -119,6 +119,12 @@ public final class CloudCode: Sendable {
         }
     }
 
+    /// Evaluates `source` in the first worker's context (the SDK and the code loaded), outside any
+    /// call: for tools that ask the sandbox what it has.
+    func evaluate(_ source: String) async throws(ScriptError) -> String? {
+        try await runtimes[0].worker.evaluate(source)
+    }
+
     deinit {
         sweeper.cancel()
         for runtime in runtimes { runtime.worker.shutdown() }

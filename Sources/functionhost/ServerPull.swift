@@ -5,7 +5,8 @@ import NIOHTTP1
 
 /// `import --from-server`: reads a live app's classes through its REST API (master key) and hands
 /// them to the importer: the class list from `GET /1.1/schemas`, each class a page at a time
-/// through the Scan API, and each Relation field's members through `$relatedTo` queries.
+/// through the Scan API, and the members of each Relation an object holds through `$relatedTo`
+/// queries (one owner at a time, as the API allows).
 ///
 /// The REST API never returns users' password hashes, so users pulled this way sign in again
 /// after a password reset; the console export carries the hashes (the summary says so).
@@ -53,13 +54,11 @@ struct ServerPull: Sendable {
             names = only
         }
         for name in names {
-            let owners = try await scan(name, into: &importer)
-            // Relation fields of this class: their members, owner by owner.
-            guard case .object(let fields)? = classes[name] else { continue }
-            for (field, descriptor) in fields.sorted(by: { $0.key < $1.key }) {
-                guard descriptor["type"] == "Relation", case .string(let target)? = descriptor["className"] else { continue }
-                for owner in owners {
-                    try await pullMembers(of: owner, className: name, field: field, target: target, into: &importer)
+            let relations = try await scan(name, into: &importer)
+            for (field, relation) in relations.sorted(by: { $0.key < $1.key }) {
+                for owner in relation.owners {
+                    try await pullMembers(
+                        of: owner, className: name, field: field, target: relation.target, into: &importer)
                 }
             }
         }
@@ -70,10 +69,17 @@ struct ServerPull: Sendable {
         }
     }
 
-    /// Imports one class page by page; returns its object ids (the owners of its relations).
-    private func scan(_ className: String, into importer: inout ExportImporter) async throws -> [String] {
+    /// The objects of a class that hold a Relation field, and the class it relates to.
+    struct RelationOwners {
+        var target: String
+        var owners: [String] = []
+    }
+
+    /// Imports one class page by page; returns its Relation fields with the objects that hold
+    /// them (an object carries `{"__type": "Relation", "className": ...}` in each).
+    private func scan(_ className: String, into importer: inout ExportImporter) async throws -> [String: RelationOwners] {
         var cursor: String?
-        var ids: [String] = []
+        var relations: [String: RelationOwners] = [:]
         var page = 0
         repeat {
             var parameters = ["limit": String(Self.pageSize)]
@@ -83,11 +89,17 @@ struct ServerPull: Sendable {
                 throw ClientFailure(message: "the scan of \(className) answered without results")
             }
             page += 1
-            ids += results.compactMap { $0["objectId"]?.stringValue }
+            for object in results {
+                guard case .object(let fields) = object, case .string(let id)? = fields["objectId"] else { continue }
+                for (field, value) in fields where value.typeTag == "Relation" {
+                    guard case .string(let target)? = value["className"], Names.isValidClassName(target) else { continue }
+                    relations[field, default: RelationOwners(target: target)].owners.append(id)
+                }
+            }
             try await importer.importObjects(results, className: className, origin: "\(className) (scan page \(page))")
             cursor = answer["cursor"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         } while cursor != nil
-        return ids
+        return relations
     }
 
     /// Imports the members of one owner's Relation field, in objectId order, a page at a time.

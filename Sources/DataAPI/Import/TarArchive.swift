@@ -30,7 +30,14 @@ public final class TarArchive: ByteSource {
         var longName: String?
         while true {
             guard let header = try take(512) else { return nil }
-            if header.allSatisfy({ $0 == 0 }) { return nil }
+            if header.allSatisfy({ $0 == 0 }) {
+                // The end: read the rest (zero padding), so a compressed stream under the archive
+                // reaches its own end and checks its length and checksum: a truncated archive is
+                // an error, not a quiet success.
+                while try source.read() != nil {}
+                buffer = []
+                return nil
+            }
             guard let size = Self.octal(header[124..<136]) else {
                 throw ImportError("The tar archive is damaged (a header with no size).")
             }

@@ -1,0 +1,119 @@
+import DataAPI
+import Foundation
+import HTTPTypes
+import Testing
+
+@testable import FunctionHost
+
+/// `functionhost import`, run as the built executable: an export archive into a data directory
+/// (or the test's PostgreSQL schema), and a live server's classes pulled through its Scan API.
+@Suite struct ImportCommandTests {
+    /// The database options the command needs to write where the test's server will read.
+    static func target(_ dataDirectory: String) -> [String] {
+        var arguments = ["--data-dir", dataDirectory]
+        if let server = ProcessInfo.processInfo.environment["FUNCTIONHOST_TEST_DATABASE_URL"], TestDatabase.isPostgres {
+            let separator = server.contains("?") ? "&" : "?"
+            arguments += ["--database", server + separator + "schema=" + TestDatabase.schema(for: dataDirectory)]
+        }
+        return arguments
+    }
+
+    @Test func theCommandImportsAnArchiveAndASecondRunChangesNothing() async throws {
+        let fixture = try ImportFixture.make()
+        defer { fixture.remove() }
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let arguments =
+            ["import", fixture.archive, "--files", fixture.bytes, "--public-url", "http://files.test/"] + Self.target(directory)
+
+        let first = try await CLITests.functionhost(arguments, port: 0)
+        #expect(first.status == 0, "\(first)")
+        #expect(first.output.contains("Imported 9 new objects"), "\(first)")
+        #expect(first.output.contains("Post.0.jsonl:5: Malformed JSON"), "\(first)")
+        #expect(first.output.contains("file bytes: 1 served here"), "\(first)")
+
+        let second = try await CLITests.functionhost(arguments + ["--json"], port: 0)
+        #expect(second.status == 0, "\(second)")
+        let summary = try JSONValue(parsing: Array(second.output.utf8))
+        #expect(summary["written"] == 0 && summary["existing"] == 9, "\(second)")
+        #expect(summary["skippedCount"] == 4)
+
+        try await TestServer.run(dataDirectory: directory) { api in
+            let login = try await api.post("/1.1/login", ["username": "tom", "password": "password"])
+            #expect(login.status == .ok, "\(login)")
+        }
+    }
+
+    @Test func badArgumentsAndMissingFilesFailWithOneLine() async throws {
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let neither = try await CLITests.functionhost(["import", "--data-dir", directory], port: 0)
+        #expect(neither.status != 0 && neither.errors.contains("either an export PATH or --from-server"), "\(neither)")
+        let missing = try await CLITests.functionhost(["import", directory + "/nothing.tar.gz"] + Self.target(directory), port: 0)
+        #expect(missing.status == 1 && missing.errors.contains("does not exist"), "\(missing)")
+        let noURL = try await CLITests.functionhost(["import", directory, "--files", directory], port: 0)
+        #expect(noURL.status != 0 && noURL.errors.contains("--public-url"), "\(noURL)")
+    }
+
+    @Test func aLiveServersClassesArePulledThroughTheScanAPI() async throws {
+        let source = try TestServer.makeDataDirectory()
+        let destination = try TestServer.makeDataDirectory()
+        defer {
+            try? FileManager.default.removeItem(atPath: source)
+            try? FileManager.default.removeItem(atPath: destination)
+        }
+        // The source app: a user, 1 500 todos (two scan pages) pointing at it, a role holding it.
+        let (userId, todoIds, roleId) = try await TestServer.run(dataDirectory: source) { api in
+            let user = try await api.post("/1.1/users", ["username": "ann", "password": "secret1"])
+            let userId = try #require(user.objectId, "\(user)")
+            var requests: [JSONValue] = []
+            for index in 0..<1500 {
+                requests.append([
+                    "method": "POST", "path": "/1.1/classes/Todo",
+                    "body": [
+                        "n": .int(Int64(index)), "owner": pointer("_User", userId),
+                        "due": date("2027-01-12T00:00:00.000Z"), "spot": ["__type": "GeoPoint", "latitude": 1.5, "longitude": 2.5],
+                    ],
+                ])
+            }
+            var todoIds: [String] = []
+            for start in stride(from: 0, to: requests.count, by: 100) {
+                let batch = try await api.post(
+                    "/1.1/batch", headers: Headers.master, ["requests": .array(Array(requests[start..<start + 100]))])
+                todoIds += batch.json?.arrayValue?.compactMap { $0["success"]?["objectId"]?.stringValue } ?? []
+            }
+            let role = try await api.post(
+                "/1.1/roles", headers: Headers.master,
+                ["name": "Editors", "ACL": ["*": ["read": true]], "users": op("AddRelation", ["objects": [pointer("_User", userId)]])])
+            return (userId, todoIds, try #require(role.objectId, "\(role)"))
+        }
+        #expect(todoIds.count == 1500)
+
+        let pulled = try await TestServer.run(dataDirectory: source) { api in
+            try await CLITests.functionhost(
+                ["import", "--from-server", "http://127.0.0.1:\(api.port)", "--app-id", "app", "--master-key", "master"]
+                    + Self.target(destination), port: api.port)
+        }
+        #expect(pulled.status == 0, "\(pulled)")
+        #expect(pulled.output.contains("Todo: 1500 new"), "\(pulled)")
+        #expect(pulled.output.contains("relation members: 1"), "\(pulled)")
+        #expect(pulled.output.contains("password reset"), "\(pulled)")
+
+        let before = try await ImportFixture.snapshot(source)
+        let after = try await ImportFixture.snapshot(destination)
+        #expect(after["Todo"]?.count == 1000, "one scan page of the snapshot")
+        #expect(after["Todo"] == before["Todo"])
+        #expect(after["_Role"]?.map(\.objectId) == [roleId])
+
+        try await TestServer.run(dataDirectory: destination) { api in
+            let count = try await api.get("/1.1/classes/Todo?count=1&limit=0", headers: Headers.master)
+            #expect(count["count"] == 1500)
+            let members = try await api.get(
+                "/1.1/users" + queryString(["where": #"{"$relatedTo":{"object":{"__type":"Pointer","className":"_Role","objectId":"\#(roleId)"},"key":"users"}}"#]),
+                headers: Headers.master)
+            #expect(members.results.map { $0["objectId"] } == [.string(userId)], "\(members)")
+            // Without its hash, the pulled user can't log in with the old password.
+            expectError(try await api.post("/1.1/login", ["username": "ann", "password": "secret1"]), code: 210)
+        }
+    }
+}
