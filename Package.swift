@@ -102,6 +102,7 @@ let package = Package(
             dependencies: [
                 "FunctionHost",
                 "Functions",
+                "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The deploy, versions, invoke and env client subcommands talk to a running server.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -137,6 +138,7 @@ let package = Package(
             dependencies: [
                 "FunctionHost",
                 "Functions",
+                "Sandbox",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 // Streams the 200 MB upload of the files memory test (already built for the server).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

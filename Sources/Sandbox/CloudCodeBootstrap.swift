@@ -47,6 +47,9 @@ enum CloudCodeBootstrap {
       }
 
       var AV = global.AV = {
+        // LeanEngine code may call AV.init with its keys: here the host's keys are the app's,
+        // so it has nothing to do.
+        init: function () {},
         Cloud: {
           define: function (name, options, fn) {
             if (typeof options === 'function') { fn = options; options = {}; }

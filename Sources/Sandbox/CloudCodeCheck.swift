@@ -112,8 +112,12 @@ public enum CloudCodeCheck {
         var findings: [Finding] = []
         for (file, use) in chains {
             guard let absent = missingPaths[canonical(use.name)] else { continue }
+            // Named as the code names it (`LC.Push`, when `LC` is its name for the SDK).
+            let root = use.name.split(separator: ".")[0]
             findings.append(
-                Finding(file: file, line: use.line, usage: absent, reason: "not implemented by the host's AV SDK"))
+                Finding(
+                    file: file, line: use.line, usage: String(root) + absent.dropFirst(2),
+                    reason: "not implemented by the host's AV SDK"))
         }
         for (file, use) in globals {
             let name = String(use.name.split(separator: ".")[0])
@@ -137,13 +141,30 @@ public enum CloudCodeCheck {
             }
           });
           var globals = query.globals.filter(function (name) { return typeof globalThis[name] === 'undefined'; });
-          return JSON.stringify({ paths: paths, globals: globals });
+          return { paths: paths, globals: globals };
         }
         """
 
     /// `AV.x.y` for a chain rooted at any alias of the SDK.
     private static func canonical(_ chain: String) -> String {
         (["AV"] + chain.split(separator: ".").dropFirst().map(String.init)).joined(separator: ".")
+    }
+
+    /// The web routes an Express `app.js` defines (`app.get('/path', ...)`, `router.post(...)`):
+    /// this host serves cloud functions and hooks, not an app's own web pages.
+    public static func webRoutes(in source: String, file: String) -> [Finding] {
+        let text = String(decoding: JavaScriptSource(source).code, as: UTF8.self)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        var findings: [Finding] = []
+        for (index, line) in lines.enumerated() {
+            guard let match = line.firstMatch(of: /\b(app|router)\s*\.\s*(get|post|put|delete|patch|all)\s*\(\s*['"]([^'"]+)['"]/)
+            else { continue }
+            findings.append(
+                Finding(
+                    file: file, line: index + 1, usage: "\(match.output.2.uppercased()) \(match.output.3)",
+                    reason: "an Express web route: not served here; make it a cloud function (POST /1.1/functions/NAME)"))
+        }
+        return findings
     }
 
     /// The npm dependencies `package.json` names, other than the SDK's own.

@@ -62,8 +62,11 @@ struct JavaScriptSource {
     /// Every `require` of a string literal.
     func requires() -> [Use] {
         let text = String(decoding: code, as: UTF8.self)
-        return text.matches(of: /\brequire\s*\(\s*['"]([^'"\n]+)['"]\s*\)/).map { match in
-            Use(name: String(match.output.1), line: line(of: match.range.lowerBound, in: text))
+        return text.matches(of: /\brequire\s*\(\s*['"]([^'"\n]+)['"]\s*\)/).compactMap { match in
+            // Inside a string literal (blanked in `names`) it is text, not a call.
+            let offset = text.utf8.distance(from: text.utf8.startIndex, to: match.range.lowerBound)
+            guard names[offset] == UInt8(ascii: "r") else { return nil }
+            return Use(name: String(match.output.1), line: line(of: match.range.lowerBound, in: text))
         }
     }
 

@@ -1,13 +1,15 @@
 import Foundation
+import Sandbox
 
 /// Gathers the cloud code a deploy uploads: every `*.js` file below a folder, by relative path.
 enum DeploySources {
-    /// The source text of each `*.js` file below `directory`, keyed by its `/`-separated relative path.
+    /// The source text of each `*.js` file below `directory`, keyed by its `/`-separated relative
+    /// path; for a LeanEngine Node project, only `cloud.js` and the files it requires.
     ///
     /// `node_modules` folders are skipped at any depth: the server runs cloud code in a sandbox
     /// without `require` of packages, and they would make the upload huge. Symbolic links to folders
     /// are not followed, so a link cycle cannot make the walk endless.
-    static func collect(in directory: String) throws(ClientFailure) -> [String: String] {
+    static func collect(in directory: String, selecting: Bool = true) throws(ClientFailure) -> [String: String] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ClientFailure(message: "\(directory) is not a folder")
@@ -17,7 +19,11 @@ enum DeploySources {
         if files.isEmpty {
             throw ClientFailure(message: "no .js files under \(directory); nothing to deploy")
         }
-        return files
+        // A LeanEngine Node project deploys as it is: cloud.js and what it requires, not the
+        // Express server around it.
+        guard selecting else { return files }
+        let markers: Set<String> = FileManager.default.fileExists(atPath: directory + "/package.json") ? ["package.json"] : []
+        return CloudCodeFiles.selected(files, markers: markers)
     }
 
     /// Adds the `*.js` files in `root/relative` and its subfolders to `files`.

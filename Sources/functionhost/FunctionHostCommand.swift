@@ -12,6 +12,7 @@ struct FunctionHostCommand: AsyncParsableCommand {
         abstract: "A self-hosted cloud-function runtime and hook host speaking the LeanCloud REST protocol.",
         subcommands: [
             Serve.self, Deploy.self, Promote.self, Rollback.self, Versions.self, Invoke.self, EnvCommand.self, Import.self,
+            CheckCloudCode.self,
         ],
         defaultSubcommand: Serve.self)
 }

@@ -7,7 +7,8 @@ import Sandbox
 /// Loads the JavaScript cloud code under the functions directory and registers each
 /// `AV.Cloud.define`d function next to the Swift ones.
 enum JavaScriptFunctions {
-    /// Every `*.js` file below `directory` (sorted, `node_modules` skipped), as name and source.
+    /// Every `*.js` file below `directory` (sorted, `node_modules` skipped), as name and source;
+    /// for a LeanEngine Node project, `cloud.js` and the files it requires.
     static func files(in directory: String) -> [(name: String, source: String)] {
         let root = URL(fileURLWithPath: directory)
         guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
@@ -22,7 +23,10 @@ enum JavaScriptFunctions {
             guard url.pathExtension == "js", let source = try? String(contentsOf: url, encoding: .utf8) else { continue }
             files.append((String(url.path.dropFirst(root.path.count + 1)), source))
         }
-        return files.sorted { $0.0 < $1.0 }
+        // A LeanEngine Node project runs as it is: cloud.js and what it requires, not its server.
+        let markers: Set<String> = FileManager.default.fileExists(atPath: directory + "/package.json") ? ["package.json"] : []
+        let selected = CloudCodeFiles.selected(Dictionary(files, uniquingKeysWith: { first, _ in first }), markers: markers)
+        return selected.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
     }
 
     /// Loads the code and adds its functions to `registry`; load failures (in
