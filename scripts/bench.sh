@@ -111,6 +111,15 @@ awk -v sp="$SWIFT_P50" -v s9="$SWIFT_P99" -v jp="$JS_P50" -v j9="$JS_P99" 'BEGIN
     printf "  latency a JS call adds to a Swift call (c=1): p50 %+.0f us, p99 %+.0f us\n", jp - sp, j9 - s9
 }'
 
+# Import: a console export of IMPORT_OBJECTS small objects (default 1 000 000), streamed into a
+# fresh SQLite database; rate and peak memory (IMPORT_OBJECTS=0 leaves it out).
+IMPORT_OBJECTS=${IMPORT_OBJECTS:-1000000}
+if [ "$IMPORT_OBJECTS" -gt 0 ]; then
+    echo
+    echo "import (SQLite):"
+    python3 scripts/bench/import.py .build/release/functionhost "$IMPORT_OBJECTS" "$WORK/import"
+fi
+
 # PostgreSQL: the same work on the scale-out engine, and two hosts against one (SKIP_POSTGRES=1
 # leaves it out).
 if [ -z "${SKIP_POSTGRES:-}" ]; then

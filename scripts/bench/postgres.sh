@@ -50,3 +50,10 @@ awk -v sc="$S_CREATE" -v pc="$P_CREATE" -v sq="$S_QUERY" -v pq="$P_QUERY" -v sh=
     printf "  object create:    two hosts / one      %.2f\n", tc / pc
     printf "  indexed equality: two hosts / one      %.2f\n", tq / pq
 }'
+
+if [ "$IMPORT_OBJECTS" -gt 0 ]; then
+    echo
+    echo "import (PostgreSQL):"
+    python3 scripts/bench/import.py .build/release/functionhost "$IMPORT_OBJECTS" "$WORK/pg-import" \
+        --database "$PG_URL?schema=bench_import"
+fi
