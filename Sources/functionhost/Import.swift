@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncHTTPClient
 import DataAPI
 import Foundation
 import FunctionHost
@@ -60,6 +61,11 @@ struct Import: AsyncParsableCommand {
             valueName: "dir"))
     var filesDirectory: String?
 
+    @Flag(
+        name: .customLong("download-files"),
+        help: "Download into the --files folder the bytes it does not hold yet, from each file's url (LeanCloud's file domain, while it answers).")
+    var downloadFiles = false
+
     @Option(
         name: .customLong("public-url"),
         help: "Where this host will serve files (https://api.example.com), for the urls of files copied with --files (default: $FUNCTIONHOST_PUBLIC_URL).")
@@ -80,6 +86,9 @@ struct Import: AsyncParsableCommand {
         if filesDirectory != nil, resolvedPublicURL == nil {
             throw ValidationError("--files needs --public-url: the address the copied files will be served at.")
         }
+        if downloadFiles, filesDirectory == nil {
+            throw ValidationError("--download-files needs --files: the folder the bytes go to.")
+        }
         if server == nil, appId != nil || masterKey != nil || classes != nil {
             throw ValidationError("--app-id, --master-key and --classes go with --from-server.")
         }
@@ -87,12 +96,17 @@ struct Import: AsyncParsableCommand {
 
     /// Imports into `storage`: a failure that stops the import comes back with what was done.
     private func perform(
-        on storage: any StorageEngine, pull: ServerPull?, bar: ImportProgressBar?
+        on storage: any StorageEngine, pull: ServerPull?, bar: ImportProgressBar?, downloader: FileDownloader?
     ) async throws -> Result<ImportSummary, ImportFailure> {
         var importer = ExportImporter(storage: storage, decoder: ExportDecoder(keepsSessionTokens: !dropSessionTokens))
         if let filesDirectory, let baseURL = resolvedPublicURL {
             let store = try LocalFileStore(directory: URL(fileURLWithPath: dataDirectory).appendingPathComponent("files"))
-            importer.fileBytes = ExportFileBytes(sourceDirectory: filesDirectory, store: store, baseURL: baseURL)
+            try FileManager.default.createDirectory(atPath: filesDirectory, withIntermediateDirectories: true)
+            var fileBytes = ExportFileBytes(sourceDirectory: filesDirectory, store: store, baseURL: baseURL)
+            if let downloader {
+                fileBytes.download = { url, destination in try await downloader.download(url, to: destination) }
+            }
+            importer.fileBytes = fileBytes
         }
         if let bar { importer.progress = { bar.show($0) } }
         do {
@@ -130,10 +144,12 @@ struct Import: AsyncParsableCommand {
         let pull = try server.map { try ServerPull(server: $0, appId: appId, masterKey: masterKey, classes: classes) }
         let started = ContinuousClock.now
         let bar = ImportProgressBar()
-        let outcome = try await FunctionHostServer.withStorage(
-            dataDirectory: dataDirectory, database: location, logger: logger
-        ) { storage in
-            try await perform(on: storage, pull: pull, bar: bar)
+        let outcome = try await HTTPClient.withHTTPClient(configuration: FileDownloader.configuration) { client in
+            try await FunctionHostServer.withStorage(dataDirectory: dataDirectory, database: location, logger: logger) {
+                storage in
+                try await perform(
+                    on: storage, pull: pull, bar: bar, downloader: downloadFiles ? FileDownloader(client: client) : nil)
+            }
         }
         bar?.finish()
         let elapsed = started.duration(to: .now)

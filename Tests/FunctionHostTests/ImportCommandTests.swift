@@ -89,12 +89,26 @@ import Testing
         }
         #expect(todoIds.count == 1500)
 
-        let pulled = try await TestServer.run(dataDirectory: source) { api in
-            try await CLITests.functionhost(
-                ["import", "--from-server", "http://127.0.0.1:\(api.port)", "--app-id", "app", "--master-key", "master"]
+        let bytes = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: bytes) }
+        let (pulled, fileKey) = try await TestServer.run(dataDirectory: source) { api in
+            // A file whose url is this running server's, so its bytes can be downloaded.
+            let file = try await api.send(
+                .post, "/1.1/files/notes.txt", headers: FileFixture.typed("text/plain"), body: "file bytes to move")
+            let key = try #require(file["key"]?.stringValue, "\(file)")
+            // The test client's Host is `localhost`, without the port: give the url the one it has.
+            let moved = try await api.put(
+                "/1.1/classes/_File/\(try #require(file.objectId))", headers: Headers.master,
+                ["url": .string("http://127.0.0.1:\(api.port)/files/\(key)")])
+            #expect(moved.status == .ok, "\(moved)")
+            let run = try await CLITests.functionhost(
+                ["import", "--from-server", "http://127.0.0.1:\(api.port)", "--app-id", "app", "--master-key", "master",
+                 "--files", bytes, "--download-files", "--public-url", "https://new.example.com"]
                     + Self.target(destination), port: api.port)
+            return (run, key)
         }
         #expect(pulled.status == 0, "\(pulled)")
+        #expect(pulled.output.contains("file bytes: 1 served here, 0 not found"), "\(pulled)")
         #expect(pulled.output.contains("Todo: 1500 new"), "\(pulled)")
         #expect(pulled.output.contains("relation members: 1"), "\(pulled)")
         #expect(pulled.output.contains("password reset"), "\(pulled)")
@@ -112,6 +126,10 @@ import Testing
                 "/1.1/users" + queryString(["where": #"{"$relatedTo":{"object":{"__type":"Pointer","className":"_Role","objectId":"\#(roleId)"},"key":"users"}}"#]),
                 headers: Headers.master)
             #expect(members.results.map { $0["objectId"] } == [.string(userId)], "\(members)")
+            let download = try await api.get("/files/\(fileKey)", headers: Headers.none)
+            #expect(download.status == .ok && download.text == "file bytes to move", "\(download)")
+            let file = try await api.find("_File", ["where": #"{"key":"\#(fileKey)"}"#], headers: Headers.master)
+            #expect(file.results.first?["url"] == .string("https://new.example.com/files/\(fileKey)"), "\(file)")
             // Without its hash, the pulled user can't log in with the old password.
             expectError(try await api.post("/1.1/login", ["username": "ann", "password": "secret1"]), code: 210)
         }

@@ -5,8 +5,9 @@ import Foundation
 /// A LeanCloud export holds only `_File` objects; the bytes are downloaded apart, each under its
 /// `key` (the file domain + key is its address). Given the folder they were downloaded to, each
 /// imported `_File` whose key is there gets its bytes copied into the store under the same key,
-/// and its `url` rewritten to this host's, so the app's files outlive LeanCloud's domain. A file
-/// whose bytes are not in the folder keeps its old url (it is reported).
+/// and its `url` rewritten to this host's, so the app's files outlive LeanCloud's domain. Bytes
+/// not in the folder can be downloaded into it from the file's old url; a file whose bytes are
+/// still missing keeps its old url (it is reported).
 public struct ExportFileBytes: Sendable {
     /// The folder the bytes were downloaded to, one file per key.
     public var sourceDirectory: String
@@ -15,21 +16,48 @@ public struct ExportFileBytes: Sendable {
     /// Where this host serves files (`https://api.example.com`): the new urls start with it.
     public var baseURL: String
 
+    /// Fetches a file's bytes from its old url into the folder (`url`, then the path to write),
+    /// when they are not there yet; nil uses only what the folder holds.
+    public var download: (@Sendable (_ url: String, _ destination: String) async throws -> Void)?
+
     /// Creates a mover.
-    public init(sourceDirectory: String, store: any FileContentStore, baseURL: String) {
+    public init(
+        sourceDirectory: String, store: any FileContentStore, baseURL: String,
+        download: (@Sendable (_ url: String, _ destination: String) async throws -> Void)? = nil
+    ) {
         self.sourceDirectory = sourceDirectory
         self.store = store
         self.baseURL = baseURL
+        self.download = download
+    }
+
+    /// What became of one file's bytes.
+    public enum Outcome: Sendable, Equatable {
+        /// They are in the store, and the url points here.
+        case adopted
+        /// They are not: the object keeps its old url. The reason, when there is one to tell.
+        case missing(String?)
     }
 
     /// Copies the bytes of one `_File` object into the store (unless they are there already,
-    /// so a second import copies nothing) and points its url here; false when the folder has no
-    /// bytes for its key.
-    public func adopt(_ object: inout StoredObject) throws -> Bool {
-        guard case .string(let key)? = object.fields["key"], LocalFileStore.isValidKey(key) else { return false }
+    /// so a second import copies nothing) and points its url here. Bytes not in the folder are
+    /// downloaded first from the object's url, when a `download` is given.
+    public func adopt(_ object: inout StoredObject) async throws -> Outcome {
+        guard case .string(let key)? = object.fields["key"], LocalFileStore.isValidKey(key) else {
+            return .missing(nil)
+        }
         let source = URL(fileURLWithPath: sourceDirectory).appendingPathComponent(key).path
         if try store.content(forKey: key) == nil {
-            guard let input = FileHandle(forReadingAtPath: source) else { return false }
+            if !FileManager.default.fileExists(atPath: source), let download,
+                case .string(let url)? = object.fields["url"], url.hasPrefix("http://") || url.hasPrefix("https://")
+            {
+                do {
+                    try await download(url, source)
+                } catch {
+                    return .missing("\(key): download from \(url) failed: \(error)")
+                }
+            }
+            guard let input = FileHandle(forReadingAtPath: source) else { return .missing(nil) }
             defer { try? input.close() }
             let writer = try store.beginWrite()
             do {
@@ -50,6 +78,6 @@ public struct ExportFileBytes: Sendable {
         object.fields["url"] = .string(FileService.url(of: key, baseURL: baseURL))
         object.fields["provider"] = "local"
         object.fields["bucket"] = "files"
-        return true
+        return .adopted
     }
 }

@@ -28,10 +28,12 @@ extension ExportImporter {
             do {
                 var object = try decoder.decode(value, className: className, line: bytes)
                 if className == "_File", let fileBytes {
-                    if try fileBytes.adopt(&object) {
+                    switch try await fileBytes.adopt(&object) {
+                    case .adopted:
                         summary.fileBytesCopied += 1
-                    } else {
+                    case .missing(let reason):
                         summary.fileBytesMissing += 1
+                        if let reason, summary.notes.count < ImportSummary.maxListedSkips { summary.notes.append(reason) }
                     }
                 }
                 try await accept(object, into: &batch)
