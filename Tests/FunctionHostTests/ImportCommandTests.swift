@@ -28,15 +28,16 @@ import Testing
 
         let first = try await CLITests.functionhost(arguments, port: 0)
         #expect(first.status == 0, "\(first)")
-        #expect(first.output.contains("Imported 9 new objects"), "\(first)")
+        #expect(first.output.contains("Imported 10 new objects"), "\(first)")
         #expect(first.output.contains("Post.0.jsonl:5: Malformed JSON"), "\(first)")
         #expect(first.output.contains("file bytes: 1 served here"), "\(first)")
 
         let second = try await CLITests.functionhost(arguments + ["--json"], port: 0)
         #expect(second.status == 0, "\(second)")
         let summary = try JSONValue(parsing: Array(second.output.utf8))
-        #expect(summary["written"] == 0 && summary["existing"] == 9, "\(second)")
+        #expect(summary["written"] == 0 && summary["existing"] == 10, "\(second)")
         #expect(summary["skippedCount"] == 4)
+        #expect(summary["relationMembers"] == 4)
 
         try await TestServer.run(dataDirectory: directory) { api in
             let login = try await api.post("/1.1/login", ["username": "tom", "password": "password"])

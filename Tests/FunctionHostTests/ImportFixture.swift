@@ -22,6 +22,7 @@ struct ImportFixture {
     static let post = "5f3dea7b7a53400006b13886"
     static let file = "5f3dea0a7a53400006b13870"
     static let role = "55a48351e4b05001a774a89f"
+    static let childRole = "55a48351e4b05001a774a8a0"
     static let fileKey = "dPe0f4WpX5Hp9kS6ydiwtgOPFbMB1qJUmfNH8lq3.jpg"
     static let fileBytes = "not really a jpeg, but these are its bytes"
     static let sessionToken = "qmdj8pdidnmyzp0c7yqil91oc"
@@ -74,8 +75,11 @@ struct ImportFixture {
             "_Role.0.jsonl": [
                 header("_Role"),
                 #"{"objectId":"\#(role)","createdAt":"2015-07-14T03:34:41.074Z","updatedAt":"2015-07-14T03:37:20.994Z","name":"Manager","ACL":{"*":{"read":true}},"users":{"__type":"Relation","className":"_User"},"roles":{"__type":"Relation","className":"_Role"}}"#,
+                #"{"objectId":"\#(childRole)","createdAt":"2015-07-14T03:34:41.074Z","updatedAt":"2015-07-14T03:37:20.994Z","name":"Staff","ACL":{"*":{"read":true}}}"#,
             ],
             "_Join:users:_Role.0.jsonl": [#"{"owningId":"\#(role)","relatedId":"\#(tom)"}"#],
+            // LeanCloud's console form of relation members: CSV pairs.
+            "_Join:roles:_Role.csv": ["owningId,relatedId", "\(role),\(childRole)"],
             "_Join:fans:Post.0.jsonl": [
                 #"{"owningId":"\#(post)","relatedId":"\#(tom)"}"#, #"{"owningId":"\#(post)","relatedId":"\#(jerry)"}"#,
                 #"{"owningId":"\#(post)"}"#,

@@ -3,7 +3,8 @@
 /// LeanCloud's console export is one `<Class>.<n>.jsonl` per class and chunk, whose first line
 /// may be `#filetype:JSON-streaming {"type":"Class","class":"<Class>"}`; its schema export is
 /// `<Class>_schema.json`, `_permissions.json`, `_indexes.json` or `_all.json`; Relation members
-/// come as Parse's `_Join:<field>:<OwnerClass>` files of `{"owningId","relatedId"}` lines.
+/// come as Parse's `_Join:<field>:<OwnerClass>` files of `{"owningId","relatedId"}` lines (or, as
+/// LeanCloud's console imports them, `owningId,relatedId` CSV lines in a `.csv` file of that name).
 enum ExportFile: Equatable {
     /// Objects of a class, one per line (or a JSON array, or `{"results": [...]}`).
     case objects(className: String)
@@ -22,11 +23,12 @@ enum ExportFile: Equatable {
             self = Names.isValidClassName(className) ? .schema(className: className) : .other(reason: "not a class name")
             return
         }
-        if name.hasSuffix(".csv") {
+        // CSV only for relation members (LeanCloud's console takes `owningId,relatedId` pairs).
+        if name.hasSuffix(".csv"), !name.hasPrefix("_Join:") {
             self = .other(reason: "CSV files are not read: export the class as JSON")
             return
         }
-        for suffix in [".jsonl", ".json"] where name.hasSuffix(suffix) { name = String(name.dropLast(suffix.count)) }
+        for suffix in [".jsonl", ".json", ".csv"] where name.hasSuffix(suffix) { name = String(name.dropLast(suffix.count)) }
         // `<Class>.0`, `<Class>.1`, ...: the chunks of one class.
         if let dot = name.lastIndex(of: "."), !name[name.index(after: dot)...].isEmpty,
             name[name.index(after: dot)...].allSatisfy(\.isNumber)

@@ -143,6 +143,12 @@ public struct ExportImporter {
                 summary.skip(file, line: lines.lineNumber, "The file's name is not a class name and it has no #filetype header.")
                 continue
             }
+            if case .relation = batch.kind, file.hasSuffix(".csv") {
+                if let pair = Self.csvPair(line) {
+                    try await add(pair, line: lines.lineNumber, bytes: line, to: &batch, file: file)
+                }
+                continue
+            }
             let value: JSONValue
             do {
                 value = try JSONValue(parsing: line)
@@ -153,6 +159,16 @@ public struct ExportImporter {
             try await add(value, line: lines.lineNumber, bytes: line, to: &batch, file: file)
         }
         try await flush(&batch)
+    }
+
+    /// A CSV line of a relation file, `owningId,relatedId` (quotes allowed), as the JSON form;
+    /// nil for a header line.
+    static func csvPair(_ line: ArraySlice<UInt8>) -> JSONValue? {
+        let cells = String(decoding: line, as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"")) }
+        if cells.first == "owningId" { return nil }
+        guard cells.count == 2 else { return [:] }
+        return ["owningId": .string(cells[0]), "relatedId": .string(cells[1])]
     }
 
     // MARK: Reading whole files
