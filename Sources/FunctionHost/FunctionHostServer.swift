@@ -3,6 +3,7 @@ import Foundation
 import Hooks
 public import Hummingbird
 public import Logging
+import ServiceLifecycle
 
 /// Builds the HTTP application: storage, routes, middleware.
 public enum FunctionHostServer {
@@ -26,13 +27,19 @@ public enum FunctionHostServer {
     private static func makeApplication(
         configuration: HostConfiguration, databases: Databases, logger: Logger
     ) async throws -> some ApplicationProtocol {
+        let metrics = HostMetrics()
         // Every route and data API uses the hooked service: no write path can miss a hook.
-        var plain = DataService(storage: databases.storage)
+        var plain = DataService(storage: MeasuredStorage(databases.storage, metrics: metrics))
         plain.openUserQueries = configuration.openUserQueries
         plain.defaultACLs = configuration.defaultACLs
         let hooks = HookDispatcher(
             service: plain, registry: configuration.functions.hooks, limits: configuration.hookLimits,
-            logger: logger, onAfterFailure: configuration.onAfterHookFailure)
+            logger: logger, onAfterFailure: configuration.onAfterHookFailure,
+            onInvocation: { run in
+                metrics.recordHook(
+                    kind: run.kind.rawValue, className: run.className, environment: run.environment, failed: run.failed,
+                    duration: run.duration)
+            })
         let data = hooks.hookedService
         // Each environment loads the version it runs (the functions directory, at first start).
         let environments = Environments(
@@ -55,14 +62,22 @@ public enum FunctionHostServer {
             configuration: configuration,
             services: Services(
                 data: data, deployer: deployer, accounts: accounts, verification: verification, files: files,
-                logger: logger))
+                metrics: metrics, logger: logger))
+        var services: [any Service] = [
+            databases.lifetime,
+            DeployWatch(deployer: deployer, interval: configuration.deployCheckInterval, logger: logger),
+        ]
+        if let adminPort = configuration.adminPort {
+            services.append(
+                Application(
+                    router: makeAdminRouter(metrics: metrics, environments: environments),
+                    configuration: .init(address: .hostname(configuration.adminHost, port: adminPort), serverName: "FunctionHost admin"),
+                    logger: logger))
+        }
         return Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FunctionHost"),
-            services: [
-                databases.lifetime,
-                DeployWatch(deployer: deployer, interval: configuration.deployCheckInterval, logger: logger),
-            ],
+            services: services,
             logger: logger)
     }
 
@@ -84,21 +99,38 @@ public enum FunctionHostServer {
         let verification: UserVerification
         /// Files: their bytes and their `_File` objects.
         let files: FileService
+        /// Requests, calls, hooks and storage, counted.
+        let metrics: HostMetrics
         /// The server's logger.
         let logger: Logger
+    }
+
+    /// The admin port's router: `/metrics` with no keys.
+    static func makeAdminRouter(metrics: HostMetrics, environments: Environments) -> Router<HostRequestContext> {
+        let router = Router(context: HostRequestContext.self)
+        router.add(middleware: ErrorMiddleware())
+        MetricsRoutes(metrics: metrics, requiresMaster: false, gauges: { environments.poolGauges() }).register(on: router)
+        return router
     }
 
     /// The router with every route and middleware.
     static func makeRouter(configuration: HostConfiguration, services: Services) -> Router<HostRequestContext> {
         let data = services.data
         let router = Router(context: HostRequestContext.self)
-        // Order matters: CORS answers preflights first; errors are mapped for everything inside.
+        // Order matters: every request is logged and counted; CORS answers preflights first;
+        // errors are mapped for everything inside.
+        router.add(middleware: ObservingMiddleware(metrics: services.metrics))
         router.add(middleware: LeanCloudCORSMiddleware())
         router.add(middleware: ErrorMiddleware())
         router.add(
             middleware: AuthMiddleware(
                 authenticator: Authenticator(keys: configuration.keys), bodyLimit: configuration.maxBodySize, data: data))
         EngineRoutes().register(on: router)
+        MetricsRoutes(
+            metrics: services.metrics, requiresMaster: true, gauges: { [environments = services.deployer.environments] in
+                environments.poolGauges()
+            }
+        ).register(on: router)
         FileDownloads(files: services.files).register(on: router)
         let fileRoutes = FileRoutes(
             files: services.files, tokens: FileUploadTokens(files: services.files),
@@ -119,7 +151,8 @@ public enum FunctionHostServer {
             ScanRoutes(data: data).register(on: group)
             SchemaRoutes(data: data).register(on: group)
             CloudQueryRoutes(data: data).register(on: group)
-            FunctionRoutes(environments: services.deployer.environments, data: data).register(on: group)
+            FunctionRoutes(environments: services.deployer.environments, data: data, metrics: services.metrics)
+                .register(on: group)
             DeployRoutes(deployer: services.deployer).register(on: group)
             HookRoutes(data: data, hookKey: configuration.keys.hookKey).register(on: group)
             fileRoutes.register(on: group)

@@ -42,11 +42,26 @@ public final class HookDispatcher: WriteHooks {
         public var message: String
     }
 
+    /// One run of a hook, as metrics count it.
+    public struct Invocation: Sendable {
+        /// The hook's kind.
+        public var kind: HookKind
+        /// The class.
+        public var className: String
+        /// The environment whose hook ran.
+        public var environment: String
+        /// How long it took.
+        public var duration: Duration
+        /// Whether it threw, or ran out of time.
+        public var failed: Bool
+    }
+
     private let registries: Mutex<[String: HookRegistry]>
     private let service: DataService
     private let limits: Limits
     private let logger: Logger
     private let onAfterFailure: (@Sendable (Failure) -> Void)?
+    private let onInvocation: (@Sendable (Invocation) -> Void)?
     /// Ends Swift hooks that run past their deadline.
     private let deadlines = DeadlineWatch()
 
@@ -54,7 +69,7 @@ public final class HookDispatcher: WriteHooks {
     /// every environment until `replace` says otherwise.
     public init(
         service: DataService, registry: HookRegistry, limits: Limits = Limits(), logger: Logger,
-        onAfterFailure: (@Sendable (Failure) -> Void)? = nil
+        onAfterFailure: (@Sendable (Failure) -> Void)? = nil, onInvocation: (@Sendable (Invocation) -> Void)? = nil
     ) {
         var service = service
         service.hooks = nil
@@ -63,6 +78,7 @@ public final class HookDispatcher: WriteHooks {
         self.limits = limits
         self.logger = logger
         self.onAfterFailure = onAfterFailure
+        self.onInvocation = onInvocation
     }
 
     /// The service with this dispatcher's hooks: what every route and data API should use.
@@ -141,8 +157,26 @@ public final class HookDispatcher: WriteHooks {
             data: DataClient(service: hookedService, caller: caller))
     }
 
-    /// Runs a hook against its deadline; a throw that isn't a `HookError` becomes 142.
+    /// Runs a hook, reporting how it went to `onInvocation`.
     private func run(_ entry: HookRegistry.Entry, _ request: HookRequest, kind: HookKind) async throws
+        -> HookRequest
+    {
+        guard let onInvocation else { return try await runAgainstDeadline(entry, request, kind: kind) }
+        let start = ContinuousClock.now
+        var failed = true
+        defer {
+            onInvocation(
+                Invocation(
+                    kind: kind, className: request.className, environment: request.environment,
+                    duration: start.duration(to: .now), failed: failed))
+        }
+        let done = try await runAgainstDeadline(entry, request, kind: kind)
+        failed = false
+        return done
+    }
+
+    /// Runs a hook against its deadline; a throw that isn't a `HookError` becomes 142.
+    private func runAgainstDeadline(_ entry: HookRegistry.Entry, _ request: HookRequest, kind: HookKind) async throws
         -> HookRequest
     {
         do {

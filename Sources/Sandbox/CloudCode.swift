@@ -119,6 +119,12 @@ public final class CloudCode: Sendable {
         }
     }
 
+    /// The workers the code runs on.
+    public var workerCount: Int { runtimes.count }
+
+    /// Calls (and hooks) in flight now, running or waiting for data, HTTP or a timer.
+    public var activeCalls: Int { table.count }
+
     /// Evaluates `source` in the first worker's context (the SDK and the code loaded), outside any
     /// call: for tools that ask the sandbox what it has.
     func evaluate(_ source: String) async throws(ScriptError) -> String? {

@@ -24,6 +24,9 @@ final class InvocationTable: Sendable {
     private let lastID = Atomic<Int>(0)
 
     /// A fresh invocation id.
+    /// How many invocations are in flight.
+    var count: Int { entries.withLock { $0.count } }
+
     func nextID() -> Int {
         lastID.wrappingAdd(1, ordering: .relaxed).newValue
     }

@@ -54,6 +54,14 @@ struct Serve: AsyncParsableCommand {
         help: "The same for staging (default: $FUNCTIONHOST_STAGING_ALLOW_HTTP, else none).")
     var stagingAllowHTTP: String?
 
+    @Option(
+        name: .customLong("admin-port"),
+        help: "Also serve /metrics on this port, without keys, for the operator's network (default: only on the main port, behind the master key).")
+    var adminPort: Int?
+
+    @Option(name: .customLong("admin-host"), help: "The address the admin port listens on.")
+    var adminHost: String = "127.0.0.1"
+
     @OptionGroup var users: UserOptions
     @OptionGroup var files: FileOptions
     @OptionGroup var databases: DatabaseOptions
@@ -98,6 +106,8 @@ struct Serve: AsyncParsableCommand {
             keys: keys, functions: functions)
         configuration.outbound = outbound
         configuration.stagingDataDirectory = stagingDataDirectory
+        configuration.adminPort = adminPort
+        configuration.adminHost = adminHost
         try users.apply(to: &configuration, environment: environment)
         try files.apply(to: &configuration, environment: environment)
         try databases.apply(to: &configuration, environment: environment)

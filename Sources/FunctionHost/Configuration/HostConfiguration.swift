@@ -52,6 +52,11 @@ public struct HostConfiguration: Sendable {
     /// The address the links in emails start with (`https://api.example.com`); nil takes the
     /// request's `Host`.
     public var publicURL: String?
+    /// A second port serving `/metrics` without keys, for the operator's network; nil serves
+    /// them only on the main port, behind the master key.
+    public var adminPort: Int?
+    /// The address the admin port listens on.
+    public var adminHost = "127.0.0.1"
     /// The ACL objects of a class get when their creator gives none (`creator` stands for the
     /// creating user): `["Todo": ["*": ["read": true], "creator": ["write": true]]]`.
     public var defaultACLs: [String: JSONValue] = [:]

@@ -19,6 +19,8 @@ final class Environments: Sendable {
         var registry: FunctionRegistry
         /// Its variables (secrets included: its own code may read them).
         var variables: [String: String]
+        /// Its JavaScript, loaded; nil for Swift functions only.
+        var code: CloudCode? = nil
     }
 
     /// How code is loaded.
@@ -65,7 +67,19 @@ final class Environments: Sendable {
                 status: .badRequest, code: 1,
                 message: "The bundle was not deployed: \(file)\(error.line.map { ":\($0)" } ?? ""): \(error.message)")
         }
-        return Live(version: version.number, registry: registry, variables: variables)
+        return Live(version: version.number, registry: registry, variables: variables, code: code)
+    }
+
+    /// The sandbox's pool, per environment: its workers and the calls in flight on them.
+    func poolGauges() -> [HostMetrics.Gauge] {
+        live.withLock { $0 }.sorted { $0.key < $1.key }.flatMap { environment, live -> [HostMetrics.Gauge] in
+            guard let code = live.code else { return [] }
+            let labels = [("environment", environment)]
+            return [
+                .init(name: "functionhost_sandbox_workers", labels: labels, value: Double(code.workerCount)),
+                .init(name: "functionhost_sandbox_active_calls", labels: labels, value: Double(code.activeCalls)),
+            ]
+        }
     }
 
     /// Makes an environment run what `prepare` loaded.

@@ -10,6 +10,8 @@ struct FunctionRoutes: Sendable {
     /// What each environment runs.
     let environments: Environments
     let data: DataService
+    /// Where each call's duration and outcome are counted.
+    let metrics: HostMetrics
     /// Ends Swift functions that run past their deadline.
     let deadlines = DeadlineWatch()
 
@@ -64,7 +66,16 @@ struct FunctionRoutes: Sendable {
             environment: environment, variables: live.variables, taggedLogger: TaggedLogger(context.logger, tags: tags), deadline: .now + entry.options.timeout,
             data: DataClient(service: data, caller: Caller(isMaster: caller.isMaster, environment: environment, user: user)),
             functions: registry)
-        let result = try await run(entry, functionRequest, name: name)
+        let start = ContinuousClock.now
+        let result: JSONValue
+        do {
+            result = try await run(entry, functionRequest, name: name)
+        } catch {
+            metrics.recordFunction(
+                name: name, environment: environment, outcome: Self.outcome(of: error), duration: start.duration(to: .now))
+            throw error
+        }
+        metrics.recordFunction(name: name, environment: environment, outcome: "ok", duration: start.duration(to: .now))
         return JSONResponse(["result": rpc ? result : Self.plain(result)])
     }
 
@@ -100,6 +111,14 @@ struct FunctionRoutes: Sendable {
             request.logger.error("Cloud function failed: \(String(describing: error))")
             throw HostError(status: .internalServerError, code: 141, message: "Cloud function '\(name)' failed: \(error)")
         }
+    }
+
+    /// How a call ended, for metrics: `timeout`, `failure` (the code crashed) or `error` (it
+    /// answered its caller with an error, as functions do).
+    private static func outcome(of error: any Error) -> String {
+        guard let error = error as? HostError else { return "error" }
+        if error.code == 124 { return "timeout" }
+        return error.status.code >= 500 ? "failure" : "error"
     }
 
     /// callFunction answers plain JSON: an object value loses its `__type`/`className` tags.
