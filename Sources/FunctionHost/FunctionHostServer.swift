@@ -122,9 +122,12 @@ public enum FunctionHostServer {
         router.add(middleware: ObservingMiddleware(metrics: services.metrics))
         router.add(middleware: LeanCloudCORSMiddleware())
         router.add(middleware: ErrorMiddleware())
+        let limiter = RateLimiter(configuration.rateLimits)
+        if limiter.limitsClients { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         router.add(
             middleware: AuthMiddleware(
-                authenticator: Authenticator(keys: configuration.keys), bodyLimit: configuration.maxBodySize, data: data))
+                authenticator: Authenticator(keys: configuration.keys),
+                bodyLimits: BodyLimits(largest: configuration.maxBodySize), data: data))
         EngineRoutes().register(on: router)
         MetricsRoutes(
             metrics: services.metrics, requiresMaster: true, gauges: { [environments = services.deployer.environments] in
@@ -151,7 +154,8 @@ public enum FunctionHostServer {
             ScanRoutes(data: data).register(on: group)
             SchemaRoutes(data: data).register(on: group)
             CloudQueryRoutes(data: data).register(on: group)
-            FunctionRoutes(environments: services.deployer.environments, data: data, metrics: services.metrics)
+            FunctionRoutes(
+                environments: services.deployer.environments, data: data, metrics: services.metrics, limiter: limiter)
                 .register(on: group)
             DeployRoutes(deployer: services.deployer).register(on: group)
             HookRoutes(data: data, hookKey: configuration.keys.hookKey).register(on: group)

@@ -62,6 +62,16 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("admin-host"), help: "The address the admin port listens on.")
     var adminHost: String = "127.0.0.1"
 
+    @Option(
+        name: .customLong("rate-limit"),
+        help: "Requests a second one client address may send (as many at once); past it, 429 (default: $FUNCTIONHOST_RATE_LIMIT, else no limit).")
+    var rateLimit: Double?
+
+    @Option(
+        name: .customLong("function-rate-limit"),
+        help: "Calls a second a cloud function may take from all callers: name=rate, comma-separated; * for the others (default: $FUNCTIONHOST_FUNCTION_RATE_LIMIT, else no limit).")
+    var functionRateLimit: String?
+
     @OptionGroup var users: UserOptions
     @OptionGroup var files: FileOptions
     @OptionGroup var databases: DatabaseOptions
@@ -107,6 +117,13 @@ struct Serve: AsyncParsableCommand {
         configuration.outbound = outbound
         configuration.stagingDataDirectory = stagingDataDirectory
         configuration.adminPort = adminPort
+        configuration.rateLimits.perClient = rateLimit ?? environment["FUNCTIONHOST_RATE_LIMIT"].flatMap(Double.init)
+        if let text = functionRateLimit ?? environment["FUNCTIONHOST_FUNCTION_RATE_LIMIT"], !text.isEmpty {
+            guard let rates = RateLimits.functionRates(text) else {
+                throw ValidationError("--function-rate-limit takes name=rate pairs, comma-separated, such as checkout=5,*=50.")
+            }
+            configuration.rateLimits.perFunction = rates
+        }
         configuration.adminHost = adminHost
         try users.apply(to: &configuration, environment: environment)
         try files.apply(to: &configuration, environment: environment)

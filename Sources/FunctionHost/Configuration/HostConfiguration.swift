@@ -52,6 +52,8 @@ public struct HostConfiguration: Sendable {
     /// The address the links in emails start with (`https://api.example.com`); nil takes the
     /// request's `Host`.
     public var publicURL: String?
+    /// The request rates admitted per client address and per function (none by default).
+    public var rateLimits = RateLimits()
     /// A second port serving `/metrics` without keys, for the operator's network; nil serves
     /// them only on the main port, behind the master key.
     public var adminPort: Int?

@@ -12,6 +12,8 @@ struct FunctionRoutes: Sendable {
     let data: DataService
     /// Where each call's duration and outcome are counted.
     let metrics: HostMetrics
+    /// Each function's rate.
+    let limiter: RateLimiter
     /// Ends Swift functions that run past their deadline.
     let deadlines = DeadlineWatch()
 
@@ -46,6 +48,7 @@ struct FunctionRoutes: Sendable {
         guard !entry.options.isInternal || caller.isMaster else {
             throw HostError(status: .unauthorized, code: 401, message: "Internal cloud function '\(name)'.")
         }
+        try limiter.admit(function: name)
         var params = try await request.json(context: context) ?? .object([:])
         var sessionToken = request.headers[.lcSession] ?? request.headers[.avosSessionToken]
         if case .object(var members) = params {
@@ -62,7 +65,7 @@ struct FunctionRoutes: Sendable {
         // in the caller's environment, so their writes run that environment's hooks.
         let functionRequest = FunctionRequest(
             params: params, sessionToken: sessionToken, currentUser: user, isRPC: rpc,
-            remoteAddress: Self.remoteAddress(request, context), isMaster: caller.isMaster,
+            remoteAddress: ClientAddress.of(request, context), isMaster: caller.isMaster,
             environment: environment, variables: live.variables, taggedLogger: TaggedLogger(context.logger, tags: tags), deadline: .now + entry.options.timeout,
             data: DataClient(service: data, caller: Caller(isMaster: caller.isMaster, environment: environment, user: user)),
             functions: registry)
@@ -132,13 +135,5 @@ struct FunctionRoutes: Sendable {
         case .array(let elements): return .array(elements.map(plain))
         default: return value
         }
-    }
-
-    private static func remoteAddress(_ request: Request, _ context: HostRequestContext) -> String? {
-        if let real = request.headers[.realIP] { return real }
-        if let forwarded = request.headers[.forwardedFor] {
-            return forwarded.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
-        }
-        return context.remoteAddress
     }
 }

@@ -6,7 +6,7 @@ import Hummingbird
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = HostRequestContext
     let authenticator: Authenticator
-    let bodyLimit: Int
+    let bodyLimits: BodyLimits
     /// Where session tokens are looked up.
     let data: DataService
 
@@ -18,7 +18,7 @@ struct AuthMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
-        context.bodyLimit = bodyLimit
+        context.bodyLimit = bodyLimits.limit(forPath: request.uri.path)
         // The pages an email's link opens carry no keys: their token is the credential. So do
         // file URLs and token uploads.
         if Self.openPaths.contains(request.uri.path)
@@ -34,7 +34,7 @@ struct AuthMiddleware: RouterMiddleware {
         var credentials = Authenticator.credentials(from: request.headers)
         if credentials.appId == nil, request.headers[.contentType]?.hasPrefix("text/plain") == true {
             // Browsers avoid a CORS preflight by sending JSON as text/plain with the keys inside.
-            let buffer = try await request.body.collect(upTo: bodyLimit)
+            let buffer = try await request.body.collect(upTo: context.bodyLimit)
             request.body = .init(buffer: buffer)
             if let body = try? JSONValue(parsing: buffer.readableBytesView) {
                 credentials = Authenticator.credentials(fromBody: body)

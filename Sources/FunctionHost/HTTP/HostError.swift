@@ -13,6 +13,8 @@ public struct HostError: Error, Sendable {
     public var code: Int
     /// The message for the client.
     public var message: String
+    /// Seconds the client should wait before trying again (`Retry-After`), for 429s.
+    public var retryAfter: Int?
 
     /// Creates an error response.
     public init(status: HTTPResponse.Status, code: Int, message: String) {
@@ -66,6 +68,8 @@ public struct HostError: Error, Sendable {
 
     /// The JSON response.
     var response: Response {
-        JSONResponse(status: status, ["code": .int(Int64(code)), "error": .string(message)]).response
+        var response = JSONResponse(status: status, ["code": .int(Int64(code)), "error": .string(message)]).response
+        if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+        return response
     }
 }
