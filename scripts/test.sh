@@ -10,6 +10,10 @@ swift build --build-tests
 echo "== Every test, on SQLite"
 env -u FUNCTIONHOST_TEST_DATABASE_URL swift test --skip-build --no-parallel
 
+# Crash safety: writes under load, kill -9 at random moments, every acknowledged write found.
+echo "== kill -9 under load, on SQLite"
+python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 5
+
 url=${FUNCTIONHOST_TEST_DATABASE_URL:-}
 if [ -z "$url" ]; then
     dir=$(mktemp -d)
@@ -18,3 +22,6 @@ if [ -z "$url" ]; then
 fi
 echo "== End-to-end and storage tests, on PostgreSQL ($url)"
 FUNCTIONHOST_TEST_DATABASE_URL=$url swift test --skip-build --no-parallel --filter "FunctionHostTests|StorageEngineTests"
+echo "== kill -9 under load, on PostgreSQL"
+separator="?"; [[ "$url" == *"?"* ]] && separator="&"
+python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 3 --database "${url}${separator}schema=crash"
