@@ -32,9 +32,10 @@ public enum FunctionHostServer {
         var plain = DataService(storage: MeasuredStorage(databases.storage, metrics: metrics))
         plain.openUserQueries = configuration.openUserQueries
         plain.defaultACLs = configuration.defaultACLs
+        let functionLogs = FunctionLogs()
         let hooks = HookDispatcher(
             service: plain, registry: configuration.functions.hooks, limits: configuration.hookLimits,
-            logger: logger, onAfterFailure: configuration.onAfterHookFailure,
+            logger: logger.recording(into: functionLogs), onAfterFailure: configuration.onAfterHookFailure,
             onInvocation: { run in
                 metrics.recordHook(
                     kind: run.kind.rawValue, className: run.className, environment: run.environment, failed: run.failed,
@@ -62,7 +63,7 @@ public enum FunctionHostServer {
             configuration: configuration,
             services: Services(
                 data: data, deployer: deployer, accounts: accounts, verification: verification, files: files,
-                metrics: metrics, logger: logger))
+                metrics: metrics, functionLogs: functionLogs, logger: logger))
         var services: [any Service] = [
             databases.lifetime,
             DeployWatch(deployer: deployer, interval: configuration.deployCheckInterval, logger: logger),
@@ -101,6 +102,8 @@ public enum FunctionHostServer {
         let files: FileService
         /// Requests, calls, hooks and storage, counted.
         let metrics: HostMetrics
+        /// The recent lines of functions and hooks.
+        let functionLogs: FunctionLogs
         /// The server's logger.
         let logger: Logger
     }
@@ -155,9 +158,11 @@ public enum FunctionHostServer {
             SchemaRoutes(data: data).register(on: group)
             CloudQueryRoutes(data: data).register(on: group)
             FunctionRoutes(
-                environments: services.deployer.environments, data: data, metrics: services.metrics, limiter: limiter)
+                environments: services.deployer.environments, data: data, metrics: services.metrics, limiter: limiter,
+                logs: services.functionLogs)
                 .register(on: group)
             DeployRoutes(deployer: services.deployer).register(on: group)
+            LogRoutes(logs: services.functionLogs).register(on: group)
             HookRoutes(data: data, hookKey: configuration.keys.hookKey).register(on: group)
             fileRoutes.register(on: group)
         }

@@ -149,7 +149,9 @@ public final class HookDispatcher: WriteHooks {
         // The hook's data API acts as the request's caller; `data.asMaster` when it needs more.
         let caller = Caller(
             isMaster: event.caller.isMaster, environment: event.caller.environment, user: event.caller.user, hookDepth: depth)
-        let tags: Logger.Metadata = ["hook": .string(kind.rawValue), "class": .string(event.className)]
+        let tags: Logger.Metadata = [
+            "hook": .string(kind.rawValue), "class": .string(event.className), "environment": .string(event.caller.environment),
+        ]
         return HookRequest(
             kind: kind, className: event.className, object: event.object, original: event.original,
             updatedKeys: event.updatedKeys, results: event.results, context: event.context, user: event.caller.user,

@@ -14,6 +14,8 @@ struct FunctionRoutes: Sendable {
     let metrics: HostMetrics
     /// Each function's rate.
     let limiter: RateLimiter
+    /// Where the functions' log lines are kept for `functionhost logs`.
+    let logs: FunctionLogs
     /// Ends Swift functions that run past their deadline.
     let deadlines = DeadlineWatch()
 
@@ -66,7 +68,7 @@ struct FunctionRoutes: Sendable {
         let functionRequest = FunctionRequest(
             params: params, sessionToken: sessionToken, currentUser: user, isRPC: rpc,
             remoteAddress: ClientAddress.of(request, context), isMaster: caller.isMaster,
-            environment: environment, variables: live.variables, taggedLogger: TaggedLogger(context.logger, tags: tags), deadline: .now + entry.options.timeout,
+            environment: environment, variables: live.variables, taggedLogger: TaggedLogger(context.logger.recording(into: logs), tags: tags), deadline: .now + entry.options.timeout,
             data: DataClient(service: data, caller: Caller(isMaster: caller.isMaster, environment: environment, user: user)),
             functions: registry)
         let start = ContinuousClock.now

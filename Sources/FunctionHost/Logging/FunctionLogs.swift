@@ -1,0 +1,111 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The recent log lines of cloud functions and hooks, per environment, for `GET /engine/logs`
+/// and `functionhost logs`: the last `capacity` lines of each, numbered so a follower asks only
+/// for what is new.
+///
+/// Kept in this process's memory: with several hosts, each holds the lines of the calls it ran
+/// (the full record is each host's log output, where every line also goes).
+final class FunctionLogs: Sendable {
+    /// One line.
+    struct Entry: Sendable {
+        /// Its number, increasing over the process's life.
+        var sequence: Int
+        /// When it was logged (ISO 8601).
+        var time: String
+        var level: Logger.Level
+        var environment: String
+        /// The function, or `hook:Class` for a hook.
+        var source: String
+        var message: String
+        /// The rest of its metadata: version, request id, ...
+        var metadata: [String: String]
+    }
+
+    private struct Storage {
+        var lines: [String: [Entry]] = [:]
+        var next = 1
+    }
+
+    private let storage = Mutex(Storage())
+    let capacity: Int
+
+    init(capacity: Int = 1000) {
+        self.capacity = capacity
+    }
+
+    /// Records a line that carries a `function` or `hook` tag; other lines are not function logs.
+    func record(level: Logger.Level, message: String, metadata: Logger.Metadata) {
+        let source: String
+        if case .string(let function)? = metadata["function"] {
+            source = function
+        } else if case .string(let hook)? = metadata["hook"] {
+            source = "\(hook):\(metadata["class"].map { "\($0)" } ?? "")"
+        } else {
+            return
+        }
+        let environment = metadata["environment"].map { "\($0)" } ?? "production"
+        var rest: [String: String] = [:]
+        for (key, value) in metadata where !["function", "hook", "class", "environment"].contains(key) {
+            rest[key] = "\(value)"
+        }
+        let time = Date.now.formatted(.iso8601)
+        storage.withLock { storage in
+            let entry = Entry(
+                sequence: storage.next, time: time, level: level, environment: environment, source: source,
+                message: message, metadata: rest)
+            storage.next += 1
+            storage.lines[environment, default: []].append(entry)
+            if storage.lines[environment]!.count > capacity { storage.lines[environment]!.removeFirst() }
+        }
+    }
+
+    /// An environment's lines numbered after `after`, oldest first, at most `limit` (the newest).
+    func lines(environment: String, after: Int = 0, limit: Int) -> [Entry] {
+        let all = storage.withLock { $0.lines[environment] ?? [] }
+        return Array(all.filter { $0.sequence > after }.suffix(limit))
+    }
+}
+
+/// Passes every line to the handler it wraps, and records function and hook lines in
+/// `FunctionLogs`, from `.info` up whatever the server's own level.
+struct RecordingLogHandler: LogHandler {
+    var inner: any LogHandler
+    let logs: FunctionLogs
+    /// Function lines are kept from this level, even when the server writes fewer.
+    static let recordedLevel = Logger.Level.info
+
+    var logLevel: Logger.Level {
+        get { min(inner.logLevel, Self.recordedLevel) }
+        set { inner.logLevel = newValue }
+    }
+
+    var metadata: Logger.Metadata {
+        get { inner.metadata }
+        set { inner.metadata = newValue }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { inner[metadataKey: key] }
+        set { inner[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        if event.level >= inner.logLevel { inner.log(event: event) }
+        guard event.level >= Self.recordedLevel else { return }
+        var all = inner.metadata
+        if let extra = event.metadata { all.merge(extra) { _, line in line } }
+        logs.record(level: event.level, message: "\(event.message)", metadata: all)
+    }
+}
+
+extension Logger {
+    /// This logger, also recording its function and hook lines in `logs`.
+    func recording(into logs: FunctionLogs) -> Logger {
+        var logger = self
+        logger.handler = RecordingLogHandler(inner: handler, logs: logs)
+        return logger
+    }
+}
