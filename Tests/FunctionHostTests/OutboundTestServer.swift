@@ -14,6 +14,8 @@ struct OutboundTestServer: Sendable {
     let log: RequestLog
     /// What `/slow` and `/slow-body` wait for; opened when the test ends.
     let gate: Gate
+    /// Opened when a request reaches `/slow`: the caller is then waiting on this server.
+    let arrived: Gate
 
     /// `http://127.0.0.1:<port><path>`.
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
@@ -26,11 +28,12 @@ struct OutboundTestServer: Sendable {
     static func run<Value: Sendable>(_ body: @Sendable (OutboundTestServer) async throws -> Value) async throws -> Value {
         let log = RequestLog()
         let gate = Gate()
+        let arrived = Gate()
         let app = Application(
-            router: makeRouter(log: log, gate: gate),
+            router: makeRouter(log: log, gate: gate, arrived: arrived),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         return try await app.test(.live) { client in
-            let server = OutboundTestServer(port: client.port!, log: log, gate: gate)
+            let server = OutboundTestServer(port: client.port!, log: log, gate: gate, arrived: arrived)
             do {
                 let value = try await body(server)
                 gate.open()
@@ -43,7 +46,7 @@ struct OutboundTestServer: Sendable {
     }
 
     /// The routes.
-    private static func makeRouter(log: RequestLog, gate: Gate) -> Router<BasicRequestContext> {
+    private static func makeRouter(log: RequestLog, gate: Gate, arrived: Gate) -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: Recorder(log: log))
         for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
@@ -77,6 +80,7 @@ struct OutboundTestServer: Sendable {
         }
         // Hang until the test ends: what a deadline must cut, before the head or inside the body.
         router.get("slow") { _, _ in
+            arrived.open()
             await gate.wait()
             return "late"
         }
