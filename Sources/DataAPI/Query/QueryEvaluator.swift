@@ -41,11 +41,11 @@ public struct QueryEvaluator: Sendable {
                 let elements: [JSONValue] = stored?.arrayValue ?? stored.map { [$0] } ?? []
                 return elements.contains { element in
                     guard case .string(let text) = element else { return false }
-                    return RegexCache.shared.matches(pattern, options: options, text)
+                    return RegexCache.shared.matchesWithinBudget(pattern, options: options, text)
                 }
             }
             guard case .string(let text)? = stored else { return false }
-            return RegexCache.shared.matches(pattern, options: options, text)
+            return RegexCache.shared.matchesWithinBudget(pattern, options: options, text)
         case .nearSphere(let key, let point, let maxDistance):
             guard let located = geoPoint(value(object, key)) else { return false }
             return maxDistance.map { located.distance(to: point) <= $0 } ?? true

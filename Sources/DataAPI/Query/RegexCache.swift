@@ -25,9 +25,48 @@ final class RegexCache: Sendable {
         return regex
     }
 
+    /// The longest one match may take. A pattern with nested repetition (`(a+)+$`) backtracks
+    /// for ever on some texts; legitimate ones take microseconds on the 128 KB an object holds.
+    static let matchBudget: Duration = .milliseconds(50)
+
+    /// When the regular expressions of the current query must be done (set by the engine around
+    /// a query's statement): a pattern that is merely slow on every row can't hold a reader for
+    /// minutes either.
+    @TaskLocal static var queryDeadline: ContinuousClock.Instant?
+
+    /// How long the regular expressions of one query may take in all.
+    static let queryBudget: Duration = .seconds(5)
+
+    /// What a query whose `$regex` ran out of time answers.
+    static let timeout = DataAPIError(
+        .invalidQuery,
+        "$regex took too long to evaluate: simplify the pattern (nested repetition such as (a+)+ backtracks without end).")
+
     /// Whether `text` contains a match.
-    func matches(_ pattern: String, options: String, _ text: String) -> Bool {
+    ///
+    /// - Throws: `timeout` past `matchBudget`, or past the query's deadline.
+    func matches(_ pattern: String, options: String, _ text: String) throws(DataAPIError) -> Bool {
         guard let regex = regex(pattern, options: options) else { return false }
-        return regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+        let deadline = min(ContinuousClock.now + Self.matchBudget, Self.queryDeadline ?? .now + Self.matchBudget)
+        var found = false
+        var expired = false
+        // `reportProgress` calls back during a long match attempt too, which is what lets it stop.
+        regex.enumerateMatches(in: text, options: [.reportProgress], range: NSRange(text.startIndex..., in: text)) {
+            result, _, stop in
+            if result != nil {
+                found = true
+                stop.pointee = true
+            } else if ContinuousClock.now > deadline {
+                expired = true
+                stop.pointee = true
+            }
+        }
+        if expired { throw Self.timeout }
+        return found
+    }
+
+    /// `matches`, with a match that ran out of time counted as none (for the reference evaluator).
+    func matchesWithinBudget(_ pattern: String, options: String, _ text: String) -> Bool {
+        (try? matches(pattern, options: options, text)) ?? false
     }
 }

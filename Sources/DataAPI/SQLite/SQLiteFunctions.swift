@@ -8,7 +8,12 @@ enum SQLiteFunctions {
         guard let pattern = String.fromDatabaseValue(values[0]), let options = String.fromDatabaseValue(values[1]),
             let text = String.fromDatabaseValue(values[2])
         else { return false }
-        return RegexCache.shared.matches(pattern, options: options, text)
+        do {
+            return try RegexCache.shared.matches(pattern, options: options, text)
+        } catch {
+            // SQLite keeps only the message: `SQLiteStorage` knows it and answers the DataAPIError.
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: RegexCache.timeout.message)
+        }
     }
 
     /// `fh_distance(lat1, lng1, lat2, lng2)`: great-circle distance in radians.

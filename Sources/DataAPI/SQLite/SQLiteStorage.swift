@@ -98,6 +98,9 @@ public final class SQLiteStorage: StorageEngine {
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             // The one unique constraint a write can break: an objectId given by the caller.
             throw DataAPIError(.duplicateValue, "An object with this objectId already exists.")
+        } catch let error as DatabaseError where error.message == RegexCache.timeout.message {
+            // A conditional write's `where` with a `$regex` that ran out of time.
+            throw RegexCache.timeout
         } catch {
             throw DataAPIError(.storageFailure, "The storage engine failed to write.")
         }
@@ -108,9 +111,11 @@ public final class SQLiteStorage: StorageEngine {
     /// most of a fetch's latency on two cores. Turns SQLite failures into 304.
     func read<T>(_ body: (Database) throws -> T) async throws -> T {
         do {
-            return try readInline(body)
+            return try RegexCache.$queryDeadline.withValue(.now + RegexCache.queryBudget) { try readInline(body) }
         } catch let error as DataAPIError {
             throw error
+        } catch let error as DatabaseError where error.message == RegexCache.timeout.message {
+            throw RegexCache.timeout
         } catch {
             throw DataAPIError(.storageFailure, "The storage engine failed to read.")
         }
