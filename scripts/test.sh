@@ -13,6 +13,8 @@ env -u FUNCTIONHOST_TEST_DATABASE_URL swift test --skip-build --no-parallel
 # Crash safety: writes under load, kill -9 at random moments, every acknowledged write found.
 echo "== kill -9 under load, on SQLite"
 python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 5
+echo "== hostile scripts under load, and a soak (memory and open files), on SQLite"
+python3 scripts/reliability/soak.py .build/debug/functionhost --seconds 10 --phase-seconds 3
 
 url=${FUNCTIONHOST_TEST_DATABASE_URL:-}
 if [ -z "$url" ]; then

@@ -1,6 +1,7 @@
 import CoreMetrics
 import Metrics
 import Prometheus
+import Synchronization
 
 /// The server's metrics, in Prometheus's text format at `/metrics`: requests, function and hook
 /// invocations, storage operations, and the sandbox's pool.
@@ -30,10 +31,12 @@ public final class HostMetrics: Sendable {
     /// One HTTP request: its route (the pattern, not the path, so ids don't multiply the
     /// series), method, status and environment.
     func recordRequest(route: String, method: String, status: Int, environment: String, duration: Duration) {
-        let dimensions = [("route", route), ("method", method), ("status", String(status)), ("environment", environment)]
-        Timer(label: "functionhost_http_request_duration_seconds", dimensions: dimensions, factory: factory)
-            .record(duration: duration)
+        let key = RequestKey(route: route, method: method, status: status, environment: environment)
+        timer(for: key) {
+            [("route", route), ("method", method), ("status", String(status)), ("environment", environment)]
+        }.record(duration: duration)
         if status >= 500 {
+            let dimensions = [("route", route), ("method", method), ("status", String(status)), ("environment", environment)]
             Counter(label: "functionhost_http_server_errors_total", dimensions: dimensions, factory: factory).increment()
         }
     }
@@ -41,10 +44,29 @@ public final class HostMetrics: Sendable {
     /// One call of a cloud function; `outcome` is `ok`, `error` (it threw for its caller),
     /// `failure` (it crashed) or `timeout`.
     func recordFunction(name: String, environment: String, outcome: String, duration: Duration) {
-        Timer(
-            label: "functionhost_function_duration_seconds",
-            dimensions: [("function", name), ("environment", environment), ("outcome", outcome)], factory: factory
-        ).record(duration: duration)
+        let key = RequestKey(route: name, method: outcome, status: -1, environment: environment)
+        timer(for: key) { [("function", name), ("environment", environment), ("outcome", outcome)] }
+            .record(duration: duration)
+    }
+
+    /// The labels of a request timer, or (status -1) of a function timer: a cheap key to find
+    /// the timer again, where building the labels and asking the registry cost a request about
+    /// a microsecond.
+    private struct RequestKey: Hashable {
+        var route: String
+        var method: String
+        var status: Int
+        var environment: String
+    }
+
+    private let timers = Mutex<[RequestKey: Timer]>([:])
+
+    private func timer(for key: RequestKey, dimensions: () -> [(String, String)]) -> Timer {
+        if let timer = timers.withLock({ $0[key] }) { return timer }
+        let label = key.status < 0 ? "functionhost_function_duration_seconds" : "functionhost_http_request_duration_seconds"
+        let timer = Timer(label: label, dimensions: dimensions(), factory: factory)
+        timers.withLock { $0[key] = timer }
+        return timer
     }
 
     /// One run of a hook.
