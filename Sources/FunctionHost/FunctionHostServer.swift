@@ -27,6 +27,29 @@ public enum FunctionHostServer {
     private static func makeApplication(
         configuration: HostConfiguration, databases: Databases, logger: Logger
     ) async throws -> some ApplicationProtocol {
+        let services = try await makeServices(configuration: configuration, databases: databases, logger: logger)
+        let router = makeRouter(configuration: configuration, services: services)
+        var lifetimes: [any Service] = [
+            databases.lifetime,
+            DeployWatch(deployer: services.deployer, interval: configuration.deployCheckInterval, logger: logger),
+        ]
+        if let adminPort = configuration.adminPort {
+            lifetimes.append(
+                Application(
+                    router: makeAdminRouter(metrics: services.metrics, environments: services.deployer.environments),
+                    configuration: .init(address: .hostname(configuration.adminHost, port: adminPort), serverName: "FunctionHost admin"),
+                    logger: logger))
+        }
+        return Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FunctionHost"),
+            services: lifetimes,
+            logger: logger)
+    }
+
+    /// The services routes use, over opened databases: the hooked data service, the deployer
+    /// with each environment's code loaded, users, files, metrics and logs.
+    static func makeServices(configuration: HostConfiguration, databases: Databases, logger: Logger) async throws -> Services {
         let metrics = HostMetrics()
         // Every route and data API uses the hooked service: no write path can miss a hook.
         var plain = DataService(storage: MeasuredStorage(databases.storage, metrics: metrics))
@@ -59,27 +82,9 @@ public enum FunctionHostServer {
         let files = FileService(
             data: data, content: try LocalFileStore(directory: configuration.filesDirectory),
             maxSize: configuration.maxFileSize)
-        let router = makeRouter(
-            configuration: configuration,
-            services: Services(
-                data: data, deployer: deployer, accounts: accounts, verification: verification, files: files,
-                metrics: metrics, functionLogs: functionLogs, logger: logger))
-        var services: [any Service] = [
-            databases.lifetime,
-            DeployWatch(deployer: deployer, interval: configuration.deployCheckInterval, logger: logger),
-        ]
-        if let adminPort = configuration.adminPort {
-            services.append(
-                Application(
-                    router: makeAdminRouter(metrics: metrics, environments: environments),
-                    configuration: .init(address: .hostname(configuration.adminHost, port: adminPort), serverName: "FunctionHost admin"),
-                    logger: logger))
-        }
-        return Application(
-            router: router,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FunctionHost"),
-            services: services,
-            logger: logger)
+        return Services(
+            data: data, deployer: deployer, accounts: accounts, verification: verification, files: files,
+            metrics: metrics, functionLogs: functionLogs, logger: logger)
     }
 
     /// Runs the server until SIGTERM or SIGINT, which drain in-flight requests first.
