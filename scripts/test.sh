@@ -15,6 +15,8 @@ echo "== kill -9 under load, on SQLite"
 python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 5
 echo "== hostile scripts under load, and a soak (memory and open files), on SQLite"
 python3 scripts/reliability/soak.py .build/debug/functionhost --seconds 10 --phase-seconds 3
+echo "== fuzzing every operation of /openapi.json (schemathesis), on SQLite"
+bash scripts/reliability/fuzz.sh .build/debug/functionhost 10 120
 
 url=${FUNCTIONHOST_TEST_DATABASE_URL:-}
 if [ -z "$url" ]; then

@@ -137,6 +137,7 @@ public enum FunctionHostServer {
                 authenticator: Authenticator(keys: configuration.keys),
                 bodyLimits: BodyLimits(largest: configuration.maxBodySize), data: data))
         EngineRoutes().register(on: router)
+        OpenAPIRoutes(version: EngineRoutes.version).register(on: router)
         MetricsRoutes(
             metrics: services.metrics, requiresMaster: true, gauges: { [environments = services.deployer.environments] in
                 environments.poolGauges()

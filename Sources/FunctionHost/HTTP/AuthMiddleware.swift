@@ -10,7 +10,9 @@ struct AuthMiddleware: RouterMiddleware {
     /// Where session tokens are looked up.
     let data: DataService
 
-    static let openPaths: Set<String> = ["/", "/__engine/1/ping", "/__engine/1.1/ping", "/1.1/date", "/1/date"]
+    static let openPaths: Set<String> = [
+        "/", "/__engine/1/ping", "/__engine/1.1/ping", "/1.1/date", "/1/date", "/openapi.json",
+    ]
     /// Paths whose own token or key is their credential: email links, file URLs, token uploads.
     static let openPrefixes = VerificationPages.pathPrefixes + ["/files/", "/1.1/fileUploads/", "/1/fileUploads/"]
 

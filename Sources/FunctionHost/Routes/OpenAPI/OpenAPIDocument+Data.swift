@@ -1,0 +1,112 @@
+import DataAPI
+
+extension OpenAPIDocument {
+    /// Objects, queries, batch, CQL, scan and schemas.
+    static let objectOperations: [APIOperation] = [
+        APIOperation(
+            "post", "/classes/{className}", tag: "Objects", "Create an object (201, Location).",
+            query: APIOperation.fetchParameters + [APIOperation.writeParameters[0]], body: APIOperation.object([:]),
+            success: "201", answer: APIOperation.ref("Created")),
+        APIOperation(
+            "get", "/classes/{className}", tag: "Objects", "Query a class.", query: APIOperation.findParameters,
+            answer: APIOperation.ref("Results")),
+        APIOperation("get", "/classes/{className}/{objectId}", tag: "Objects", "Fetch an object.", query: APIOperation.fetchParameters),
+        APIOperation(
+            "post", "/classes/{className}/{objectId}", tag: "Objects",
+            "A query or fetch sent as POST with _method (GET, PUT or DELETE) in a text/plain body.",
+            body: APIOperation.object(["_method": "string"])),
+        APIOperation(
+            "put", "/classes/{className}/{objectId}", tag: "Objects",
+            "Update an object: values and operations ({\"__op\": \"Increment\", ...}).", query: APIOperation.writeParameters,
+            body: APIOperation.object([:])),
+        APIOperation(
+            "delete", "/classes/{className}/{objectId}", tag: "Objects", "Delete an object.",
+            query: [APIOperation.writeParameters[1]]),
+        APIOperation(
+            "post", "/batch", tag: "Objects", "Run several requests; each answers {success} or {error}.",
+            body: [
+                "type": "object", "required": ["requests"],
+                "properties": [
+                    "requests": [
+                        "type": "array",
+                        "items": [
+                            "type": "object",
+                            "properties": ["method": ["type": "string"], "path": ["type": "string"], "body": ["type": "object"]],
+                        ],
+                    ]
+                ],
+            ],
+            answer: ["type": "array", "items": ["type": "object"]]),
+        APIOperation(
+            "get", "/cloudQuery", tag: "Objects", "Run a CQL statement.",
+            query: [
+                .init(name: "cql", type: "string", description: "select ... from Class where ...", required: true),
+                .init(name: "pvalues", type: "string", description: "A JSON array of values for the ? placeholders."),
+            ], answer: APIOperation.ref("Results")),
+        APIOperation(
+            "post", "/cloudQuery", tag: "Objects", "Run a CQL statement given in the body.",
+            body: APIOperation.object(["cql": "string", "pvalues": "array"]), answer: APIOperation.ref("Results")),
+        APIOperation(
+            "get", "/scan/classes/{className}", tag: "Objects", "Walk a class a page at a time (master key).", access: .master,
+            query: [
+                .init(name: "limit", type: "integer", description: "Objects a page (1-1000, default 100)."),
+                .init(name: "cursor", type: "string", description: "The previous page's cursor."),
+                .init(name: "where", type: "string", description: "A JSON filter."),
+                .init(name: "scan_key", type: "string", description: "objectId only."),
+            ], answer: APIOperation.ref("Results")),
+        APIOperation("get", "/schemas", tag: "Objects", "Every class and its fields' types (master key).", access: .master),
+        APIOperation("get", "/schemas/{className}", tag: "Objects", "One class's fields' types (master key).", access: .master),
+        APIOperation("get", "/date", tag: "Objects", "The server's clock, as a Date.", access: .open),
+    ]
+
+    /// Users, sessions, roles and verification.
+    static let userOperations: [APIOperation] = [
+        APIOperation(
+            "post", "/users", tag: "Users", "Sign up, or sign up or log in with authData.",
+            body: APIOperation.object(["username": "string", "password": "string", "email": "string", "mobilePhoneNumber": "string", "authData": "object"]),
+            success: "201"),
+        APIOperation("get", "/users", tag: "Users", "Query users (master key, unless user queries are open).", query: APIOperation.findParameters, answer: APIOperation.ref("Results")),
+        APIOperation("get", "/users/me", tag: "Users", "The user of the session (X-LC-Session or session_token)."),
+        APIOperation("get", "/users/{objectId}", tag: "Users", "Fetch a user.", query: APIOperation.fetchParameters),
+        APIOperation("put", "/users/{objectId}", tag: "Users", "Update a user (itself, or with the master key).", body: APIOperation.object([:])),
+        APIOperation("delete", "/users/{objectId}", tag: "Users", "Delete a user (itself, or with the master key)."),
+        APIOperation("put", "/users/{objectId}/refreshSessionToken", tag: "Users", "Give the user a new session token."),
+        APIOperation(
+            "put", "/users/{objectId}/updatePassword", tag: "Users", "Change the password, given the old one.",
+            body: APIOperation.object(["old_password": "string", "new_password": "string"], required: ["old_password", "new_password"])),
+        APIOperation(
+            "post", "/login", tag: "Users", "Log in by username, email or phone number with a password, or a phone number with an SMS code.",
+            body: APIOperation.object(["username": "string", "email": "string", "mobilePhoneNumber": "string", "password": "string", "smsCode": "string"])),
+        APIOperation(
+            "post", "/users/login", tag: "Users", "Log in (the same as /login).",
+            body: APIOperation.object(["username": "string", "password": "string"])),
+        APIOperation("post", "/logout", tag: "Users", "End the session: its token stops working."),
+        APIOperation(
+            "post", "/usersByMobilePhone", tag: "Users", "Sign up or log in with a phone number and an SMS code.",
+            body: APIOperation.object(["mobilePhoneNumber": "string", "smsCode": "string"], required: ["mobilePhoneNumber", "smsCode"])),
+        APIOperation("post", "/roles", tag: "Roles", "Create a role (name unique).", body: APIOperation.object(["name": "string", "ACL": "object"]), success: "201", answer: APIOperation.ref("Created")),
+        APIOperation("get", "/roles", tag: "Roles", "Query roles.", query: APIOperation.findParameters, answer: APIOperation.ref("Results")),
+        APIOperation("get", "/roles/{objectId}", tag: "Roles", "Fetch a role.", query: APIOperation.fetchParameters),
+        APIOperation("put", "/roles/{objectId}", tag: "Roles", "Update a role: its users and roles relations.", body: APIOperation.object([:])),
+        APIOperation("delete", "/roles/{objectId}", tag: "Roles", "Delete a role."),
+    ] + verificationOperations
+
+    /// Codes by SMS and links by email.
+    static let verificationOperations: [APIOperation] = [
+        APIOperation("post", "/requestSmsCode", tag: "Verification", "Send a six-digit code to a phone number.", body: APIOperation.object(["mobilePhoneNumber": "string", "ttl": "integer", "name": "string", "op": "string"], required: ["mobilePhoneNumber"])),
+        APIOperation("post", "/verifySmsCode/{code}", tag: "Verification", "Check an SMS code.", body: APIOperation.object(["mobilePhoneNumber": "string"], required: ["mobilePhoneNumber"])),
+        APIOperation("post", "/requestMobilePhoneVerify", tag: "Verification", "Send a code that verifies a user's phone number.", body: APIOperation.object(["mobilePhoneNumber": "string"], required: ["mobilePhoneNumber"])),
+        APIOperation("post", "/verifyMobilePhone/{code}", tag: "Verification", "Verify the phone number the code was sent to.", body: APIOperation.object([:])),
+        APIOperation("post", "/requestLoginSmsCode", tag: "Verification", "Send a login code.", body: APIOperation.object(["mobilePhoneNumber": "string"], required: ["mobilePhoneNumber"])),
+        APIOperation("post", "/requestPasswordResetBySmsCode", tag: "Verification", "Send a password reset code.", body: APIOperation.object(["mobilePhoneNumber": "string"], required: ["mobilePhoneNumber"])),
+        APIOperation("put", "/resetPasswordBySmsCode/{code}", tag: "Verification", "Set a new password with a reset code.", body: APIOperation.object(["password": "string", "mobilePhoneNumber": "string"], required: ["password"])),
+        APIOperation("post", "/resetPasswordBySmsCode/{code}", tag: "Verification", "Set a new password with a reset code (POST form).", body: APIOperation.object(["password": "string", "mobilePhoneNumber": "string"])),
+        APIOperation("post", "/requestChangePhoneNumber", tag: "Verification", "Send a code to a new phone number (with the session).", body: APIOperation.object(["mobilePhoneNumber": "string", "ttl": "integer"], required: ["mobilePhoneNumber"])),
+        APIOperation("post", "/changePhoneNumber", tag: "Verification", "Change the user's phone number with the code.", body: APIOperation.object(["mobilePhoneNumber": "string", "code": "string"], required: ["mobilePhoneNumber", "code"])),
+        APIOperation("post", "/requestEmailVerify", tag: "Verification", "Send a verification link to an email address.", body: APIOperation.object(["email": "string"], required: ["email"])),
+        APIOperation("post", "/requestPasswordReset", tag: "Verification", "Send a password reset link to an email address.", body: APIOperation.object(["email": "string"], required: ["email"])),
+        APIOperation("get", "/emailVerify/{token}", tag: "Verification", "The page an email's verification link opens.", access: .open, answer: nil),
+        APIOperation("get", "/resetPassword/{token}", tag: "Verification", "The page an email's reset link opens: a form.", access: .open, answer: nil),
+        APIOperation("post", "/resetPassword/{token}", tag: "Verification", "The reset form's answer (form-encoded password).", access: .open, answer: nil),
+    ]
+}
