@@ -147,7 +147,7 @@ public final class CloudCode: Sendable {
         _ name: String, request: JSONValue, mode: Mode = .function, host: any SandboxHost = NoHost(), cpuLimit: Double,
         deadline: ContinuousClock.Instant
     ) async throws(ScriptError) -> Outcome {
-        let runtime = runtimes[next.wrappingAdd(1, ordering: .relaxed).oldValue % runtimes.count]
+        let runtime = leastBusyRuntime()
         let id = table.nextID()
         let arguments: [JSEngine.Argument] = [.number(Double(id)), .string(name), .string(request.jsonString), .string(mode.rawValue)]
         let table = table
@@ -161,6 +161,26 @@ public final class CloudCode: Sendable {
             throw ScriptError(.exception, "The function's result could not be read.")
         }
         return Self.outcome(outcome)
+    }
+
+    /// The worker a new call starts on: the next in turn, unless it is busy (a script that loops
+    /// holds its worker until its CPU limit), then the least busy. A call stays on its worker for
+    /// all its steps, so one stuck script must not draw the calls that follow it.
+    private func leastBusyRuntime() -> WorkerRuntime {
+        let start = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        var best = runtimes[start % runtimes.count]
+        var bestLoad = best.worker.load
+        var offset = 1
+        while bestLoad > 0, offset < runtimes.count {
+            let candidate = runtimes[(start + offset) % runtimes.count]
+            let load = candidate.worker.load
+            if load < bestLoad {
+                best = candidate
+                bestLoad = load
+            }
+            offset += 1
+        }
+        return best
     }
 
     private static func outcome(_ outcome: JSONValue) -> Outcome {

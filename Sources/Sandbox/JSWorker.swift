@@ -20,10 +20,15 @@ public final class JSWorker: Sendable {
         let mailbox = Mutex(Mailbox())
         /// Wakes the thread when a job arrives; used with its own lock, as NSCondition requires.
         let signal = NSCondition()
+        /// Jobs queued or running: how busy the worker is, for callers choosing one.
+        let pending = Atomic<Int>(0)
     }
 
     private let shared = Shared()
     private var signal: NSCondition { shared.signal }
+    /// Jobs queued or running now. A script that loops holds its worker's at 1 or more until it
+    /// is stopped; an idle worker's is 0.
+    public var load: Int { shared.pending.load(ordering: .relaxed) }
 
     /// Starts the worker's thread.
     public init(name: String = "js-worker") {
@@ -44,6 +49,7 @@ public final class JSWorker: Sendable {
                 signal.unlock()
                 guard let job else { return }
                 job(box)
+                shared.pending.subtract(1, ordering: .relaxed)
             }
         }
         thread.name = name
@@ -91,6 +97,7 @@ public final class JSWorker: Sendable {
     }
 
     private func enqueue(_ job: @escaping Job) {
+        shared.pending.add(1, ordering: .relaxed)
         signal.lock()
         shared.mailbox.withLock { $0.jobs.append(job) }
         signal.signal()
