@@ -3,7 +3,7 @@
 PORT ?= 3000
 DATA ?= ./data
 
-.PHONY: run test bench build setup
+.PHONY: run test bench build setup reliability
 
 setup:
 	@bash scripts/setup.sh
@@ -22,3 +22,11 @@ test: setup
 bench: setup
 	@bash scripts/setup.sh wrk
 	@bash scripts/bench.sh
+
+# The reliability suite at full length (make test runs it shorter): kill -9 under load, hostile
+# scripts and a soak, and schemathesis over /openapi.json.
+reliability: setup
+	swift build --product functionhost
+	python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 10
+	python3 scripts/reliability/soak.py .build/debug/functionhost --seconds 60
+	bash scripts/reliability/fuzz.sh .build/debug/functionhost 25 300
