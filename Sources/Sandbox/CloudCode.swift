@@ -78,6 +78,8 @@ public final class CloudCode: Sendable {
     }
 
     private let runtimes: [WorkerRuntime]
+    /// The workers new calls go to; the ones after them are spares.
+    private let primaryCount: Int
     private let table = InvocationTable()
     private let next = Atomic<Int>(0)
     private let sweeper: Task<Void, Never>
@@ -86,10 +88,16 @@ public final class CloudCode: Sendable {
     /// The files that failed to load.
     public let loadErrors: [(file: String, error: ScriptError)]
 
-    /// Loads `files` (name → source) into `workerCount` workers.
-    public init(files: [(name: String, source: String)], workerCount: Int = 2, limits: Limits = Limits()) async throws {
+    /// Loads `files` (name → source) into `workerCount` workers, and `spareCount` more that take
+    /// new calls only while every other worker is stuck in a long-running script.
+    public init(
+        files: [(name: String, source: String)], workerCount: Int = 2, spareCount: Int = 0, limits: Limits = Limits()
+    ) async throws {
         let table = table
-        runtimes = (0..<max(1, workerCount)).map { WorkerRuntime(index: $0, table: table, limits: limits, files: files) }
+        primaryCount = max(1, workerCount)
+        runtimes = (0..<(primaryCount + max(0, spareCount))).map {
+            WorkerRuntime(index: $0, table: table, limits: limits, files: files)
+        }
         var errors: [(file: String, error: ScriptError)] = []
         for runtime in runtimes {
             let failed = try await runtime.worker.run { box in runtime.prepare(box.engine).map { ($0.file, $0.error) } }
@@ -163,24 +171,23 @@ public final class CloudCode: Sendable {
         return Self.outcome(outcome)
     }
 
-    /// The worker a new call starts on: the next in turn, unless it is busy (a script that loops
-    /// holds its worker until its CPU limit), then the least busy. A call stays on its worker for
-    /// all its steps, so one stuck script must not draw the calls that follow it.
+    /// The worker a new call starts on: the next primary in turn when it is idle; while a script
+    /// is stuck on some worker (looping until its CPU limit), an idle spare; else the least busy
+    /// primary that is not stuck. A call stays on its worker for all its steps, so a stuck script
+    /// must not draw the calls after it; and spares cost nothing while nothing is stuck.
     private func leastBusyRuntime() -> WorkerRuntime {
         let start = next.wrappingAdd(1, ordering: .relaxed).oldValue
-        var best = runtimes[start % runtimes.count]
-        var bestLoad = best.worker.load
-        var offset = 1
-        while bestLoad > 0, offset < runtimes.count {
-            let candidate = runtimes[(start + offset) % runtimes.count]
-            let load = candidate.worker.load
-            if load < bestLoad {
-                best = candidate
-                bestLoad = load
-            }
-            offset += 1
+        let first = runtimes[start % primaryCount]
+        if first.worker.load == 0 { return first }
+        let primaries = (0..<primaryCount).map { runtimes[(start + $0) % primaryCount] }
+        let usable = primaries.filter { !$0.worker.isStuck() }
+        // With a script stuck somewhere, an idle spare beats queueing behind a busy worker, whose
+        // job may be the next one to get stuck.
+        if usable.count < primaryCount, let idle = runtimes[primaryCount...].first(where: { $0.worker.load == 0 }) {
+            return idle
         }
-        return best
+        if let least = usable.min(by: { $0.worker.load < $1.worker.load }) { return least }
+        return runtimes[primaryCount...].min(by: { $0.worker.load < $1.worker.load }) ?? first
     }
 
     private static func outcome(_ outcome: JSONValue) -> Outcome {

@@ -22,6 +22,16 @@ public final class JSWorker: Sendable {
         let signal = NSCondition()
         /// Jobs queued or running: how busy the worker is, for callers choosing one.
         let pending = Atomic<Int>(0)
+        /// When the running job started, in milliseconds since `born` plus one; 0 when idle.
+        let busySince = Atomic<Int>(0)
+        /// The worker's start, the origin of `busySince`.
+        let born = ContinuousClock.now
+
+        /// Milliseconds since `born`, plus one (so that 0 means "idle").
+        var stamp: Int {
+            let elapsed = born.duration(to: .now).components
+            return Int(elapsed.seconds) * 1000 + Int(elapsed.attoseconds / 1_000_000_000_000_000) + 1
+        }
     }
 
     private let shared = Shared()
@@ -29,6 +39,14 @@ public final class JSWorker: Sendable {
     /// Jobs queued or running now. A script that loops holds its worker's at 1 or more until it
     /// is stopped; an idle worker's is 0.
     public var load: Int { shared.pending.load(ordering: .relaxed) }
+
+    /// Whether the job running now has run longer than `limit`: a script in a loop, not a step
+    /// of an ordinary call (those take microseconds, a few milliseconds at most).
+    public func isStuck(longerThan limit: Duration = .milliseconds(10)) -> Bool {
+        let since = shared.busySince.load(ordering: .relaxed)
+        let milliseconds = Int(limit.components.seconds) * 1000 + Int(limit.components.attoseconds / 1_000_000_000_000_000)
+        return since != 0 && shared.stamp - since > milliseconds
+    }
 
     /// Starts the worker's thread.
     public init(name: String = "js-worker") {
@@ -48,7 +66,9 @@ public final class JSWorker: Sendable {
                 }
                 signal.unlock()
                 guard let job else { return }
+                shared.busySince.store(shared.stamp, ordering: .relaxed)
                 job(box)
+                shared.busySince.store(0, ordering: .relaxed)
                 shared.pending.subtract(1, ordering: .relaxed)
             }
         }

@@ -29,9 +29,12 @@ enum JavaScriptFunctions {
         return selected.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
     }
 
-    /// Workers per environment: as many as cores, at least 3 and at most 4, so that two scripts
-    /// stuck in loops (each held until its CPU limit) still leave a worker for other calls.
-    static var workerCount: Int { min(4, max(3, ProcessInfo.processInfo.activeProcessorCount)) }
+    /// Workers per environment: as many as cores, at most 4; more would only contend for them.
+    static var workerCount: Int { max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)) }
+
+    /// Spare workers per environment, which take new calls only while every other worker is held
+    /// by a script stuck in a loop (until its CPU limit): other calls still get through.
+    static let spareCount = 1
 
     /// Loads the code and adds its functions to `registry`; load failures (in
     /// `code.loadErrors`) and name clashes are logged, and the rest is registered.
@@ -44,7 +47,7 @@ enum JavaScriptFunctions {
         let outbound = outboundHTTP(policies)
         if files.isEmpty { return nil }
         let code = try await CloudCode(
-            files: files, workerCount: Self.workerCount,
+            files: files, workerCount: Self.workerCount, spareCount: Self.spareCount,
             limits: CloudCode.Limits(variables: variables.mapValues(JSONValue.string)))
         for (file, error) in code.loadErrors {
             logger.error("Cloud code \(file) failed to load: \(error)")
