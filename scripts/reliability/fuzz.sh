@@ -9,7 +9,7 @@ cd "$(dirname "$0")/../.."
 BINARY=${1:-.build/debug/functionhost}
 EXAMPLES=${2:-20}
 MAX_SECONDS=${3:-240}
-VENV=.build-fuzz/venv
+VENV=$PWD/.build-fuzz/venv
 if [ ! -x "$VENV/bin/st" ]; then
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q "schemathesis==4.32.5"
@@ -27,12 +27,15 @@ curl -sf -X POST -H "X-LC-Id: fuzzapp" -H "X-LC-Key: fuzzmaster,master" -H "Cont
     -d '{"title": "seed", "n": 1}' "http://127.0.0.1:$PORT/1.1/classes/Todo" >/dev/null
 
 set +e
+# Run from the temporary folder: schemathesis keeps a cache in its working directory.
+cd "$WORK"
 "$VENV/bin/st" run "http://127.0.0.1:$PORT/openapi.json" --checks not_a_server_error \
     --max-examples "$EXAMPLES" --max-time "$MAX_SECONDS" --seed 20261124 --workers 2 --no-shrink \
     --request-timeout 20 --suppress-health-check all --warnings off \
     -H "X-LC-Id: fuzzapp" -H "X-LC-Key: fuzzmaster,master" \
     --report ndjson --report-dir "$WORK/report" >"$WORK/st.log" 2>&1
 STATUS=$?
+cd - >/dev/null
 set -e
 tail -25 "$WORK/st.log"
 CASES=$(grep -c '"ScenarioFinished"' "$WORK/report/"*.ndjson 2>/dev/null || echo "?")
