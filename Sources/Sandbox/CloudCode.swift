@@ -130,6 +130,12 @@ public final class CloudCode: Sendable {
     /// The workers the code runs on.
     public var workerCount: Int { runtimes.count }
 
+    /// Whether a script is stuck on some worker (running past the threshold of `isStuck`).
+    var isAnyWorkerStuck: Bool { runtimes.contains { $0.worker.isStuck() } }
+
+    /// The jobs worker `index` has been given (its start-up's included).
+    func jobsSubmitted(toWorker index: Int) -> Int { runtimes[index].worker.jobsSubmitted }
+
     /// Calls (and hooks) in flight now, running or waiting for data, HTTP or a timer.
     public var activeCalls: Int { table.count }
 

@@ -22,6 +22,8 @@ public final class JSWorker: Sendable {
         let signal = NSCondition()
         /// Jobs queued or running: how busy the worker is, for callers choosing one.
         let pending = Atomic<Int>(0)
+        /// Jobs queued so far, run or not.
+        let submitted = Atomic<Int>(0)
         /// When the running job started, in milliseconds since `born` plus one; 0 when idle.
         let busySince = Atomic<Int>(0)
         /// The worker's start, the origin of `busySince`.
@@ -39,6 +41,9 @@ public final class JSWorker: Sendable {
     /// Jobs queued or running now. A script that loops holds its worker's at 1 or more until it
     /// is stopped; an idle worker's is 0.
     public var load: Int { shared.pending.load(ordering: .relaxed) }
+
+    /// Jobs given to the worker so far.
+    var jobsSubmitted: Int { shared.submitted.load(ordering: .relaxed) }
 
     /// Whether the job running now has run longer than `limit`: a script in a loop, not a step
     /// of an ordinary call (those take microseconds, a few milliseconds at most).
@@ -118,6 +123,7 @@ public final class JSWorker: Sendable {
 
     private func enqueue(_ job: @escaping Job) {
         shared.pending.add(1, ordering: .relaxed)
+        shared.submitted.add(1, ordering: .relaxed)
         signal.lock()
         shared.mailbox.withLock { $0.jobs.append(job) }
         signal.signal()
