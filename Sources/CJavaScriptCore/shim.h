@@ -11,5 +11,8 @@ JS_EXPORT void JSContextGroupClearExecutionTimeLimit(JSContextGroupRef group);
 // Also exported but private (JSBasePrivate.h): heap figures of the context's VM, read by the
 // memory watchdog because JavaScriptCore has no per-context heap cap.
 JS_EXPORT JSObjectRef JSGetMemoryUsageStatistics(JSContextRef ctx);
+// Also exported but private (JSContextRefPrivate.h): a full collection, now, on this thread. The
+// sandbox's GC-stress mode runs one where a value held outside the collector's sight would die.
+JS_EXPORT void JSSynchronousGarbageCollectForDebugging(JSContextRef ctx);
 
 #endif

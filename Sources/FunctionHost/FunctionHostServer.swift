@@ -68,7 +68,9 @@ public enum FunctionHostServer {
         // Each environment loads the version it runs (the functions directory, at first start).
         let environments = Environments(
             base: configuration.functions, hooks: hooks,
-            settings: .init(timeout: configuration.javaScriptTimeout, outbound: configuration.outbound, logger: logger))
+            settings: .init(
+                timeout: configuration.javaScriptTimeout, outbound: configuration.outbound, logger: logger,
+                collectsGarbageBeforeEachStep: configuration.javaScriptCollectsGarbageBeforeEachStep))
         let deployer = Deployer(store: DeployStore(data: data), environments: environments)
         try await deployer.start(functionsDirectory: configuration.functionsDirectory)
         let sender =

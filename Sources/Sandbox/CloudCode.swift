@@ -16,6 +16,9 @@ public final class CloudCode: Sendable {
         public var maxResultBytes: Int
         /// `process.env` for the code.
         public var variables: [String: JSONValue]
+        /// GC stress, for tests: a full collection before every step of every call, right after
+        /// its arguments are made (where a value held outside the collector's sight dies).
+        public var collectsGarbageBeforeEachStep = false
 
         /// Creates limits; the defaults keep four workers within about half a gigabyte.
         public init(memoryBytes: Int = 128 << 20, maxResultBytes: Int = 8 << 20, variables: [String: JSONValue] = [:]) {
@@ -173,6 +176,12 @@ public final class CloudCode: Sendable {
         let text = try ending.get()
         guard let outcome = try? JSONValue(parsing: text) else {
             throw ScriptError(.exception, "The function's result could not be read.")
+        }
+        // The name is decided here, once: an answer from any other function (a bridge fault, a
+        // script that rewired the entry points) is refused, so an `internal` check made on
+        // `name` holds for what actually ran.
+        guard outcome["ran"]?.stringValue == name else {
+            throw ScriptError(.exception, "The sandbox answered for '\(outcome["ran"]?.stringValue ?? "?")', not '\(name)'.")
         }
         return Self.outcome(outcome)
     }

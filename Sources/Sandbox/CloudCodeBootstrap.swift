@@ -12,7 +12,25 @@ enum CloudCodeBootstrap {
 
       var functions = Object.create(null);
       var live = Object.create(null);
+      // `current` is the invocation whose step is running. It is no identity (see __fhCall),
+      // only the route for host calls, timers and logs. Host calls and timers are kept here,
+      // not in their invocation: a promise shared through module state lets one call's code
+      // run in another's step, and its answer must still reach it after that other call ended.
       var current = 0, callSeq = 0, timerSeq = 0;
+      var calls = Object.create(null), timers = Object.create(null);
+      // The invocation a step's host calls go through: the running one, or, once it has ended
+      // (its code finished while another call's continuation still runs), any live one.
+      function route() {
+        if (live[current]) return current;
+        for (var id in live) return Number(id);
+        return 0;
+      }
+      // With no invocation left on this worker nobody awaits anything: forget it all.
+      function forgetIfIdle() {
+        for (var id in live) return;
+        calls = Object.create(null);
+        timers = Object.create(null);
+      }
       var config = { maxResultBytes: 8 << 20 };
       var maxLogLines = 1000;
 
@@ -99,30 +117,47 @@ enum CloudCodeBootstrap {
           functions['__' + kind + '__File'] = { fn: fn, options: { hook: kind, className: '_File' } };
         };
       });
-      AV.Cloud.useMasterKey = function () { AV._useMasterKey = true; };
+      // Who a data call acts as is never "the invocation whose step is running": a continuation
+      // of one call can run inside another's step (a promise shared through module state), so
+      // the step says nothing about whose code this is. A call acts as its options say
+      // ({useMasterKey}, {sessionToken}, {user}); without them, as the app: with the master key
+      // when AV.Cloud.useMasterKey() was called at load time (LeanEngine's template does), else
+      // with no user and no master key, as LeanEngine does. Called while serving a call, it
+      // applies to that call only, so it never carries over to the next one.
+      var appUsesMasterKey = false;
+      AV.Cloud.useMasterKey = function (enabled) {
+        var inv = live[route()];
+        if (!inv) { appUsesMasterKey = enabled !== false; return; }
+        // While serving a call there is no telling whose code this is, and LeanEngine's
+        // process-wide switch would carry into every later call: refused, and said.
+        if (inv.logs.length < maxLogLines) inv.logs.push({ level: 'warning', message:
+          'AV.Cloud.useMasterKey() applies at load time only; pass { useMasterKey: true } to the data calls that need it.' });
+      };
 
-      // Reaching the host: a promise settled by a later step (__fhResolve) of this invocation.
+      // Reaching the host: a promise settled by a later step (__fhResolve).
       global.__fhCall = function (op, args) {
-        var id = current, inv = live[id];
-        if (!inv) return Promise.reject(new CloudError('The host can only be reached while serving a request (not at load time).'));
+        var id = route();
+        if (!live[id]) return Promise.reject(new CloudError('The host can only be reached while serving a request (not at load time).'));
+        var options = args && args.options;
+        if (options && typeof options.useMasterKey !== 'boolean') options.useMasterKey = appUsesMasterKey;
         return new Promise(function (resolve, reject) {
           var callId = ++callSeq;
-          inv.calls[callId] = { resolve: resolve, reject: reject };
+          calls[callId] = { resolve: resolve, reject: reject };
           native.hostCall(id, callId, op, JSON.stringify(args === undefined ? null : args));
         });
       };
 
       function schedule(fn, ms, args, repeat) {
-        var id = current, inv = live[id], timerId = ++timerSeq;
+        var id = route(), timerId = ++timerSeq;
         if (typeof fn !== 'function') throw new TypeError('The timer callback must be a function');
         // A timer set at load time has no invocation to live in: it never fires.
-        if (!inv) return timerId;
+        if (!live[id]) return timerId;
         ms = Math.max(0, Number(ms) || 0);
-        inv.timers[timerId] = { fn: fn, args: args, ms: ms, repeat: repeat };
+        timers[timerId] = { fn: fn, args: args, ms: ms, repeat: repeat, inv: id };
         native.timer(id, timerId, ms);
         return timerId;
       }
-      function clearTimer(timerId) { var inv = live[current]; if (inv) delete inv.timers[timerId]; }
+      function clearTimer(timerId) { delete timers[timerId]; }
       global.setTimeout = function (fn, ms) { return schedule(fn, ms, Array.prototype.slice.call(arguments, 2), false); };
       global.setInterval = function (fn, ms) { return schedule(fn, ms, Array.prototype.slice.call(arguments, 2), true); };
       global.setImmediate = function (fn) { return schedule(fn, 0, Array.prototype.slice.call(arguments, 1), false); };
@@ -130,7 +165,7 @@ enum CloudCodeBootstrap {
 
       function log(level) {
         return function () {
-          var inv = live[current];
+          var inv = live[route()];
           if (!inv || inv.logs.length >= maxLogLines) return;
           var parts = [];
           for (var i = 0; i < arguments.length; i++) {
@@ -187,6 +222,7 @@ enum CloudCodeBootstrap {
         var inv = live[id];
         if (!inv) return;
         delete live[id];
+        forgetIfIdle();
         var outcome;
         if (ok) {
           try {
@@ -197,12 +233,14 @@ enum CloudCodeBootstrap {
           outcome = { ok: false, error: describe(value) };
         }
         outcome.logs = inv.logs;
+        // The host checks that the function that ran is the one it asked for.
+        outcome.ran = inv.name;
         var text;
         try { text = JSON.stringify(outcome); } catch (e) {
-          text = JSON.stringify({ ok: false, error: describe(e), logs: inv.logs });
+          text = JSON.stringify({ ok: false, error: describe(e), logs: inv.logs, ran: inv.name });
         }
         if (text.length > config.maxResultBytes) {
-          text = JSON.stringify({ ok: false, logs: inv.logs, error: { code: 141, status: 500, user: false,
+          text = JSON.stringify({ ok: false, logs: inv.logs, ran: inv.name, error: { code: 141, status: 500, user: false,
             message: 'The result is ' + text.length + ' bytes long, more than the ' + config.maxResultBytes + ' allowed' } });
         }
         native.settle(id, text);
@@ -279,8 +317,7 @@ enum CloudCodeBootstrap {
       global.__fhInvoke = function (id, name, requestText, mode) {
         current = id;
         var request = JSON.parse(requestText);
-        var inv = live[id] = { calls: Object.create(null), timers: Object.create(null), logs: [], rpc: mode === 'rpc',
-          meta: request.meta || {} };
+        var inv = live[id] = { logs: [], rpc: mode === 'rpc', meta: request.meta || {}, name: name };
         try {
           if (mode === 'hook') {
             request = hookRequest(request);
@@ -299,11 +336,13 @@ enum CloudCodeBootstrap {
           settle(id, false, e);
         }
       };
+      // `id` is the live invocation the step is charged to: the one the call went through, or
+      // another live one on this worker once that one has ended.
       global.__fhResolve = function (id, callId, ok, text) {
         current = id;
-        var inv = live[id], call = inv && inv.calls[callId];
+        var call = calls[callId];
         if (!call) return;
-        delete inv.calls[callId];
+        delete calls[callId];
         var value = JSON.parse(text);
         if (ok) return call.resolve(value);
         var error = AV.Error ? new AV.Error(value.code, value.message) : new CloudError(value.message, { code: value.code });
@@ -311,12 +350,15 @@ enum CloudCodeBootstrap {
       };
       global.__fhFire = function (id, timerId) {
         current = id;
-        var inv = live[id], timer = inv && inv.timers[timerId];
+        var timer = timers[timerId];
         if (!timer) return;
-        if (timer.repeat) native.timer(id, timerId, timer.ms); else delete inv.timers[timerId];
+        // An interval ends with the invocation that set it; a one-shot timer still fires, for
+        // whichever call awaits it.
+        if (timer.repeat && live[timer.inv]) native.timer(timer.inv, timerId, timer.ms); else delete timers[timerId];
+        if (timer.repeat && !live[timer.inv]) return;
         timer.fn.apply(null, timer.args);
       };
-      global.__fhAbort = function (id) { delete live[id]; };
+      global.__fhAbort = function (id) { delete live[id]; forgetIfIdle(); };
     })(this);
     """#
 }

@@ -75,9 +75,16 @@ final class InvocationTable: Sendable {
         entries.withLock { $0[id].map { ($0.host, $0.deadline) } }
     }
 
-    /// The CPU seconds a live invocation has left, nil once it has ended.
-    func cpuLeft(of id: Int) -> Double? {
-        entries.withLock { $0[id]?.cpuLeft }
+    /// The invocation a late answer or timer of invocation `id` runs under: `id` while it is
+    /// live; once it has ended, the started invocation on `worker` with the latest deadline
+    /// (code of another call may be awaiting the answer: a promise shared through module
+    /// state); nil when none is left, as then nothing can be awaiting it.
+    func owner(for id: Int, onWorker worker: Int) -> Int? {
+        entries.withLock { entries in
+            if entries[id] != nil { return id }
+            return entries.filter { $0.value.worker == worker && $0.value.started }
+                .max { $0.value.deadline < $1.value.deadline }?.key
+        }
     }
 
     /// Marks a step of the invocation as running and returns the CPU seconds it has left, nil

@@ -27,6 +27,9 @@ final class JSEngine {
     private let watchdog: JSWatchdog
     /// Keeps the natives' Swift closures alive as long as the context that calls them.
     private var natives: [JSNativeFunction] = []
+    /// GC stress, for tests: a full collection right before every call, after its arguments
+    /// are made, where a value the collector can't see would be freed.
+    var collectsBeforeEachCall = false
 
     init() {
         group = JSContextGroupCreate()
@@ -56,22 +59,36 @@ final class JSEngine {
     /// Calls the global function `name` with `arguments`, and returns its result as JSON text.
     ///
     /// Calling is cheaper than evaluating source and passes strings without escaping them.
+    /// JavaScriptCore's collector scans the C stack but not Swift's heap: the argument values
+    /// live in a Swift array, so each is protected until the call returns (making a later
+    /// argument, a long string, can otherwise collect an earlier one and reuse its cell).
     func call(_ name: String, _ arguments: [Argument], limits: Limits) throws(ScriptError) -> String? {
         let key = JSStringCreateWithUTF8CString(name)
         defer { JSStringRelease(key) }
         guard let value = JSObjectGetProperty(context, JSContextGetGlobalObject(context), key, nil),
             JSValueIsObject(context, value), let function = JSValueToObject(context, value, nil)
         else { throw ScriptError(.exception, "\(name) is not a function") }
-        let values: [JSValueRef?] = arguments.map { argument in
+        protect(function)
+        var values: [JSValueRef?] = []
+        values.reserveCapacity(arguments.count)
+        defer {
+            unprotect(function)
+            for value in values { unprotect(value) }
+        }
+        for argument in arguments {
+            let value: JSValueRef?
             switch argument {
-            case .number(let number): return JSValueMakeNumber(context, number)
-            case .bool(let bool): return JSValueMakeBoolean(context, bool)
+            case .number(let number): value = JSValueMakeNumber(context, number)
+            case .bool(let bool): value = JSValueMakeBoolean(context, bool)
             case .string(let string):
                 let text = JSStringCreateWithUTF8CString(string)
                 defer { JSStringRelease(text) }
-                return JSValueMakeString(context, text)
+                value = JSValueMakeString(context, text)
             }
+            protect(value)
+            values.append(value)
         }
+        if collectsBeforeEachCall { JSSynchronousGarbageCollectForDebugging(context) }
         return try values.withUnsafeBufferPointer { buffer throws(ScriptError) in
             try guarded(limits) { exception in
                 JSObjectCallAsFunction(context, function, nil, buffer.count, buffer.baseAddress, &exception)
@@ -87,6 +104,8 @@ final class JSEngine {
         let key = JSStringCreateWithUTF8CString(name)
         defer { JSStringRelease(key) }
         let object = native.makeObject(in: context)
+        protect(object)
+        defer { unprotect(object) }
         JSObjectSetProperty(
             context, JSContextGetGlobalObject(context), key, object,
             JSPropertyAttributes(kJSPropertyAttributeReadOnly | kJSPropertyAttributeDontEnum), nil)
@@ -108,6 +127,13 @@ final class JSEngine {
         defer { watchdog.disarm() }
         var exception: JSValueRef?
         let value = body(&exception)
+        // Both stay protected while they are read: turning them into text allocates.
+        protect(value)
+        protect(exception)
+        defer {
+            unprotect(value)
+            unprotect(exception)
+        }
         // A stop in the microtasks JavaScriptCore runs on the way out leaves no exception
         // behind: the verdict says what happened.
         switch watchdog.verdict {
@@ -128,6 +154,8 @@ final class JSEngine {
     }
 
     private func describe(_ exception: JSValueRef) -> ScriptError {
+        protect(exception)
+        defer { unprotect(exception) }
         var ignored: JSValueRef?
         let message = JSValueToStringCopy(context, exception, &ignored).map { text in
             defer { JSStringRelease(text) }
@@ -143,5 +171,14 @@ final class JSEngine {
         // JavaScriptCore reports a terminated script as this exception message.
         if message.contains("JavaScript execution terminated") { return ScriptError(.timeout, message) }
         return ScriptError(.exception, message, line: line)
+    }
+
+    /// Keeps `value` alive while Swift holds it outside the C stack; paired with `unprotect`.
+    private func protect(_ value: JSValueRef?) {
+        if let value { JSValueProtect(context, value) }
+    }
+
+    private func unprotect(_ value: JSValueRef?) {
+        if let value { JSValueUnprotect(context, value) }
     }
 }

@@ -45,7 +45,13 @@ final class JSWatchdog {
             verdict = .cpu
             return true
         }
-        let used = Self.heapBytes(context)
+        var used = Self.heapBytes(context)
+        if used > memoryCeiling {
+            // The figure counts garbage not collected yet (a call that makes and drops many
+            // objects): the script is judged on what is live.
+            JSSynchronousGarbageCollectForDebugging(context)
+            used = Self.heapBytes(context)
+        }
         if used > memoryCeiling {
             verdict = .memory(used)
             return true
@@ -62,6 +68,9 @@ final class JSWatchdog {
     /// The VM's heap plus the memory its objects hold outside it (string and buffer storage).
     static func heapBytes(_ context: JSContextRef) -> Int {
         guard let statistics = JSGetMemoryUsageStatistics(context) else { return 0 }
+        // Held across the reads below, which may allocate.
+        JSValueProtect(context, statistics)
+        defer { JSValueUnprotect(context, statistics) }
         var total = 0.0
         for key in ["heapSize", "extraMemorySize"] {
             let name = JSStringCreateWithUTF8CString(key)

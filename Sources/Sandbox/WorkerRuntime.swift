@@ -24,6 +24,7 @@ final class WorkerRuntime: Sendable {
     /// Loads the bootstrap, the SDK and the user's files into a fresh engine; returns the
     /// files that failed to load.
     func prepare(_ engine: JSEngine) -> [(file: String, error: ScriptError)] {
+        engine.collectsBeforeEachCall = limits.collectsGarbageBeforeEachStep
         defineNatives(in: engine)
         let setup = JSEngine.Limits(cpuSeconds: 10, memoryBytes: limits.memoryBytes)
         for (name, source) in [("bootstrap.js", CloudCodeBootstrap.source)] + SDKSource.files {
@@ -131,7 +132,8 @@ final class WorkerRuntime: Sendable {
                 answer = (false, failure.jsonString)
             }
             worker.submit { [self] box in
-                step(id, "__fhResolve", [.number(Double(id)), .number(callID), .bool(answer.ok), .string(answer.text)], box: box)
+                guard let owner = table.owner(for: id, onWorker: index) else { return }
+                step(owner, "__fhResolve", [.number(Double(owner)), .number(callID), .bool(answer.ok), .string(answer.text)], box: box)
             }
         }
     }
@@ -143,9 +145,9 @@ final class WorkerRuntime: Sendable {
         guard due < deadline else { return }
         Task { [self] in
             try? await Task.sleep(until: due)
-            guard table.cpuLeft(of: id) != nil else { return }
             worker.submit { [self] box in
-                step(id, "__fhFire", [.number(Double(id)), .number(timerID)], box: box)
+                guard let owner = table.owner(for: id, onWorker: index) else { return }
+                step(owner, "__fhFire", [.number(Double(owner)), .number(timerID)], box: box)
             }
         }
     }

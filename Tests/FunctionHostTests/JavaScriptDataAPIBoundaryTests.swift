@@ -197,11 +197,15 @@ import Testing
         AV.Cloud.define('privateNote', async function (request) {
           var note = new AV.Object('Note', { text: request.params.text });
           note.setACL(new AV.ACL(request.currentUser));
-          await note.save();
-          return { id: note.id, visibleToCaller: await new AV.Query('Note').count() };
+          await note.save(null, { user: request.currentUser });
+          return { id: note.id, visibleToCaller: await new AV.Query('Note').count({ user: request.currentUser }),
+            visibleToApp: await new AV.Query('Note').count() };
         });
 
-        AV.Cloud.define('countNotes', function () { return new AV.Query('Note').count(); });
+        // As LeanEngine has it: a data call acts as the user its options name, else as the app.
+        AV.Cloud.define('countNotes', function (request) {
+          return new AV.Query('Note').count({ sessionToken: request.sessionToken });
+        });
 
         AV.Cloud.define('renameUser', async function (request) {
           var user = AV.Object.createWithoutData('_User', request.params.id);
@@ -244,13 +248,14 @@ import Testing
         }
     }
 
-    @Test func dataCallsActAsTheCallerUnderACLs() async throws {
+    @Test func dataCallsActAsTheUserTheirOptionsName() async throws {
         try await JSDataServer.run(["users.js": Self.users]) { api in
             let ada = try await JSDataServer.makeUser(api, "ada", token: "tok-ada")
-            // The function's data calls act as that user: its ACL lets only her read the note.
+            // The function's data calls act as the user their options name: its ACL lets only her
+            // read the note; a call without options acts as the app, with no user.
             let note = try await api.jsFunction("privateNote", ["text": "hers"], headers: JSDataServer.session("tok-ada"))
             let noteId = try #require(note["id"]?.stringValue, "\(note)")
-            #expect(note["visibleToCaller"] == 1, "\(note)")
+            #expect(note["visibleToCaller"] == 1 && note["visibleToApp"] == 0, "\(note)")
             let stored = try await api.get("/1.1/classes/Note/\(noteId)", headers: Headers.master)
             #expect(stored["ACL"] == .object([ada: ["read": true, "write": true]]), "\(stored)")
             let others = try await api.results("Note")

@@ -13,7 +13,7 @@ enum JSDataServer {
     /// its own new data directory, runs `body` over HTTP, stops the server and removes both.
     static func run<Value: Sendable>(
         _ scripts: [String: String], functions: FunctionRegistry = FunctionRegistry(),
-        _ body: @Sendable (API) async throws -> Value
+        configure: (inout HostConfiguration) -> Void = { _ in }, _ body: @Sendable (API) async throws -> Value
     ) async throws -> Value {
         let root = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -26,7 +26,7 @@ enum JSDataServer {
             try source.write(toFile: code + "/" + name, atomically: true, encoding: .utf8)
         }
         return try await TestServer.run(
-            dataDirectory: data, functions: functions, functionsDirectory: code, body)
+            dataDirectory: data, functions: functions, functionsDirectory: code, configure: configure, body)
     }
 
     /// The client key plus `X-LC-Session`.

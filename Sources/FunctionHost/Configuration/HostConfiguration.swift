@@ -20,6 +20,9 @@ public struct HostConfiguration: Sendable {
     public var functions: FunctionRegistry
     /// How long a JavaScript function may run (wall clock; CPU time is held to two thirds of it).
     public var javaScriptTimeout: Duration = .seconds(15)
+    /// GC stress, for tests: the sandbox runs a full JavaScriptCore collection before every
+    /// step of every call, where a value the collector can't see would be freed.
+    public var javaScriptCollectsGarbageBeforeEachStep = false
     /// Whether clients may query `_User` (LeanCloud keeps it closed).
     public var openUserQueries = false
     /// The clock login lockouts are measured with.

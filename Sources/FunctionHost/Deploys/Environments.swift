@@ -31,6 +31,8 @@ final class Environments: Sendable {
         var outbound: [String: OutboundPolicy]
         /// Where load errors and switches are logged.
         var logger: Logger
+        /// GC stress for tests (`HostConfiguration.javaScriptCollectsGarbageBeforeEachStep`).
+        var collectsGarbageBeforeEachStep = false
     }
 
     /// The Swift functions and hooks, in every environment.
@@ -61,7 +63,8 @@ final class Environments: Sendable {
         guard let version else { return Live(version: nil, registry: registry, variables: variables) }
         let code = try await JavaScriptFunctions.load(
             files: version.sortedFiles, into: &registry, timeout: settings.timeout, outbound: settings.outbound,
-            variables: variables, logger: settings.logger)
+            variables: variables, collectsGarbageBeforeEachStep: settings.collectsGarbageBeforeEachStep,
+            logger: settings.logger)
         if strict, let (file, error) = code?.loadErrors.first {
             throw HostError(
                 status: .badRequest, code: 1,

@@ -42,13 +42,15 @@ enum JavaScriptFunctions {
     /// - Parameter variables: the code's `process.env`.
     static func load(
         files: [(name: String, source: String)], into registry: inout FunctionRegistry, timeout: Duration,
-        outbound policies: [String: OutboundPolicy] = [:], variables: [String: String] = [:], logger: Logger
+        outbound policies: [String: OutboundPolicy] = [:], variables: [String: String] = [:],
+        collectsGarbageBeforeEachStep: Bool = false, logger: Logger
     ) async throws -> CloudCode? {
         let outbound = outboundHTTP(policies)
         if files.isEmpty { return nil }
+        var limits = CloudCode.Limits(variables: variables.mapValues(JSONValue.string))
+        limits.collectsGarbageBeforeEachStep = collectsGarbageBeforeEachStep
         let code = try await CloudCode(
-            files: files, workerCount: Self.workerCount, spareCount: Self.spareCount,
-            limits: CloudCode.Limits(variables: variables.mapValues(JSONValue.string)))
+            files: files, workerCount: Self.workerCount, spareCount: Self.spareCount, limits: limits)
         for (file, error) in code.loadErrors {
             logger.error("Cloud code \(file) failed to load: \(error)")
         }
@@ -87,7 +89,7 @@ enum JavaScriptFunctions {
             outcome = try await code.call(
                 name, request: payload, mode: request.isRPC ? .rpc : .function, host: ScriptHost(
                     service: request.data.service,
-                    caller: Caller(isMaster: false, environment: request.environment, user: request.currentUser),
+                    environment: request.environment, hookDepth: 0,
                     deadline: request.deadline, run: { try await request.run($0, params: $1) }, outbound: outbound),
                 cpuLimit: cpuBudget(until: request.deadline), deadline: request.deadline)
         } catch {

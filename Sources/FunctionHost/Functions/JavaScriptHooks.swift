@@ -36,7 +36,7 @@ enum JavaScriptHooks {
         let caller = request.data.caller
         let host = ScriptHost(
             service: request.data.service,
-            caller: Caller(isMaster: false, environment: caller.environment, user: caller.user, hookDepth: caller.hookDepth),
+            environment: caller.environment, hookDepth: caller.hookDepth,
             deadline: request.deadline, run: { _, _ in throw HookError(code: 1, message: "AV.Cloud.run of a Swift function isn't available in hooks yet.") },
             outbound: outbound)
         let outcome: CloudCode.Outcome

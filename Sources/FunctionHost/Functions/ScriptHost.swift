@@ -9,9 +9,10 @@ struct ScriptHost: SandboxHost {
 
     /// The service every data call goes through (with hooks).
     let service: DataService
-    /// Who data calls act for unless their options say otherwise: the request's environment,
-    /// user and hook depth, without the master key.
-    let caller: Caller
+    /// The environment whose hooks the invocation's writes run.
+    let environment: String
+    /// How many hooks deep the invocation runs: 0 for a function, 1 and more for hooks.
+    let hookDepth: Int
     /// When the invocation must have answered.
     let deadline: ContinuousClock.Instant
     /// Calls another function of the host (`AV.Cloud.run` of a Swift function).
@@ -27,7 +28,7 @@ struct ScriptHost: SandboxHost {
         switch operation {
         case _ where operation.hasPrefix("data."):
             // The sandbox's own task doesn't carry the request's environment: it is set again here.
-            let caller = caller(for: arguments)
+            let caller = try await caller(for: arguments)
             do {
                 return try await EnvironmentStorage.$environment.withValue(caller.environment) {
                     try await ScriptDataOperations(service: service).perform(operation, arguments: arguments, caller: caller)
@@ -46,14 +47,27 @@ struct ScriptHost: SandboxHost {
         }
     }
 
-    /// The caller of one data call: `useMasterKey` as the script asked (LeanEngine's
-    /// `{useMasterKey: true}` or `AV.Cloud.useMasterKey()`), and the hooks its `__ignore_hooks`
-    /// names skipped (the SDK's `disableBeforeHook()`; the object a hook was given carries it,
-    /// so saving it again runs none of its class's hooks). Scripts are the app's own server
-    /// code, so they may skip hooks without the master key.
-    private func caller(for arguments: JSONValue) -> Caller {
-        var caller = caller
-        caller.isMaster = arguments["options"]?["useMasterKey"]?.boolValue ?? false
+    /// The caller of one data call, from that call's options alone, as LeanEngine decides it:
+    /// `useMasterKey` (explicit, or the script's `AV.Cloud.useMasterKey()`, which the sandbox
+    /// fills in) acts as master; else `sessionToken` (the SDK sends `{user}`'s) acts as that
+    /// user; else the call acts as the app with no user. Never the invocation's own caller:
+    /// a promise shared between calls makes one call's code run inside another's step, so
+    /// "whose step is running" is no identity. The hooks named in `__ignore_hooks` are skipped
+    /// (the SDK's `disableBeforeHook()`; the object a hook was given carries it, so saving it
+    /// again runs none of its class's hooks): scripts are the app's own server code.
+    private func caller(for arguments: JSONValue) async throws(HostCallError) -> Caller {
+        let options = arguments["options"]
+        var caller = Caller(isMaster: options?["useMasterKey"]?.boolValue ?? false, environment: environment, hookDepth: hookDepth)
+        if !caller.isMaster, let token = options?["sessionToken"]?.stringValue, !token.isEmpty {
+            let user: JSONValue?
+            do {
+                user = try await service.userJSON(forSessionToken: token)
+            } catch {
+                throw HostCallError(code: 1, message: String(describing: error))
+            }
+            guard let user else { throw HostCallError(code: 211, message: "Could not find user.") }
+            caller.user = user
+        }
         for name in arguments["data"]?["__ignore_hooks"]?.arrayValue ?? [] {
             if let kind = name.stringValue.flatMap(HookKind.init(rawValue:)) { caller.skippedHooks.insert(kind) }
         }

@@ -4,7 +4,13 @@ extension SDKSource {
         (function (global) {
           'use strict';
           var AV = global.AV;
+          // Classes the code made itself (extend, register) stay for the worker's life. Classes
+          // made on the fly for a name met in data (a decoded Pointer, `new AV.Object(name)`)
+          // are kept in a bounded cache, oldest use out first: a request naming 100 000 classes
+          // must not grow the worker's heap for ever.
           var classes = Object.create(null);
+          var madeOnTheFly = new Map();
+          var maxMadeOnTheFly = 1000;
           var hasOwn = Object.prototype.hasOwnProperty;
 
           // new AV.Object('Todo', attrs) builds an instance of Todo's registered subclass, so
@@ -42,6 +48,11 @@ extension SDKSource {
             }
             if (typeof className !== 'string' || !className) {
               throw new TypeError("AV.Object.extend's first argument should be the className.");
+            }
+            if (!classes[className] && madeOnTheFly.has(className)) {
+              // The code names a class met in data before: from now on it is the code's own.
+              classes[className] = madeOnTheFly.get(className);
+              madeOnTheFly.delete(className);
             }
             var existing = classes[className];
             if (existing && !protoProps && !classProps) return existing;
@@ -101,8 +112,18 @@ extension SDKSource {
 
           AVObject._getSubclass = function (className) {
             if (typeof className !== 'string' || !className) throw new TypeError('An AV.Object class name must be a non-empty string.');
-            return classes[className] || AVObject.extend(className);
+            if (classes[className]) return classes[className];
+            var Klass = madeOnTheFly.get(className);
+            if (Klass) {
+              madeOnTheFly.delete(className);
+            } else {
+              Klass = inherit(AVObject, undefined, undefined, className);
+              if (madeOnTheFly.size >= maxMadeOnTheFly) madeOnTheFly.delete(madeOnTheFly.keys().next().value);
+            }
+            madeOnTheFly.set(className, Klass);
+            return Klass;
           };
+          AVObject._classCacheSize = function () { return madeOnTheFly.size; };
 
           // A bare instance of a class, without the defaults a user's constructor would mark dirty.
           AVObject._create = function (className) {

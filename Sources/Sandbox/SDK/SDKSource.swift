@@ -61,11 +61,6 @@ enum SDKSource {
           Object.keys(codes).forEach(function (name) { AVError[name] = codes[name]; });
           AV.Error = AVError;
 
-          // Master-key default for every later call, as LeanEngine's AV.Cloud.useMasterKey() sets it.
-          AV._useMasterKey = AV._useMasterKey === true;
-          if (typeof AV.Cloud.useMasterKey !== 'function') {
-            AV.Cloud.useMasterKey = function (enabled) { AV._useMasterKey = enabled !== false; };
-          }
 
           AV._isPlainObject = function (value) {
             if (value === null || typeof value !== 'object') return false;
@@ -110,7 +105,8 @@ enum SDKSource {
               token = typeof options.user.getSessionToken === 'function' ? options.user.getSessionToken() : null;
               if (!token) throw new AVError(AVError.SESSION_MISSING, 'options.user has no session token: it is not a logged-in user.');
             }
-            var master = typeof options.useMasterKey === 'boolean' ? options.useMasterKey : AV._useMasterKey === true;
+            // Without an explicit choice the bootstrap applies AV.Cloud.useMasterKey()'s.
+            var master = typeof options.useMasterKey === 'boolean' ? options.useMasterKey : null;
             return { useMasterKey: master, sessionToken: token };
           };
 
