@@ -72,4 +72,7 @@ public struct DataAPIError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "DataAPIError(\(code.rawValue)): \(message)" }
+
+    /// 305 as LeanCloud words it: a conditional update or delete whose `where` matched nothing.
+    public static let noEffect = DataAPIError(.conditionNotMatched, "No effect on updating/deleting a document.")
 }

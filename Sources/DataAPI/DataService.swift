@@ -270,7 +270,7 @@ public struct DataService: Sendable {
         }
     }
 
-    private func checkWritable(_ className: String, id: String?, caller: Caller) throws(DataAPIError) {
+    func checkWritable(_ className: String, id: String?, caller: Caller) throws(DataAPIError) {
         try checkClassName(className)
         guard className.hasPrefix("_"), !caller.isMaster else { return }
         // A client signs a user up, and changes or deletes only its own user.

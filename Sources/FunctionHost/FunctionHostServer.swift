@@ -157,6 +157,7 @@ public enum FunctionHostServer {
             let group = router.group(RouterPath(prefix))
             ObjectRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
             BatchRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
+            BatchSaveRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
             UserRoutes(endpoint: endpoint, accounts: accounts).register(on: group, prefix: prefix)
             VerificationRoutes(verification: verification, accounts: accounts, publicURL: configuration.publicURL)
                 .register(on: group)

@@ -97,7 +97,7 @@ extension PostgresStorage {
         try await prepareSubqueries(condition)
         try await transaction { connection in
             guard let entry = try await self.entry(className, on: connection) else {
-                if condition != nil { throw DataAPIError(.conditionNotMatched, "No object matched the condition.") }
+                if condition != nil { throw DataAPIError.noEffect }
                 return
             }
             var sql = SQL("DELETE FROM \"\(entry.table)\" WHERE id = ?", [id])
@@ -109,7 +109,7 @@ extension PostgresStorage {
             sql.text += " RETURNING id"
             let deleted = try await connection.rows(sql)
             if condition != nil, deleted.isEmpty {
-                throw DataAPIError(.conditionNotMatched, "No object matched the condition.")
+                throw DataAPIError.noEffect
             }
             try await connection.run(
                 SQL("DELETE FROM fh_relations WHERE owner_class = ? AND owner_id = ?", [className, id]))
@@ -173,7 +173,7 @@ extension PostgresStorage {
         let fragment = compiler(className, entry).compile(condition)
         let matched = try await connection.rows(
             SQL("SELECT 1 FROM \"\(entry.table)\" WHERE id = ? AND (\(fragment.text))", [id] + fragment.binds))
-        guard !matched.isEmpty else { throw DataAPIError(.conditionNotMatched, "No object matched the condition.") }
+        guard !matched.isEmpty else { throw DataAPIError.noEffect }
     }
 
     /// The class's entry with every field `changes` writes known, reading the fields again when

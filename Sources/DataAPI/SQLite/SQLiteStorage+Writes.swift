@@ -55,7 +55,7 @@ extension SQLiteStorage {
     public func delete(_ className: String, id: String, condition: QueryPredicate?) async throws {
         try await write { db in
             guard let entry = try self.entry(className, db) else {
-                if condition != nil { throw DataAPIError(.conditionNotMatched, "No object matched the condition.") }
+                if condition != nil { throw DataAPIError.noEffect }
                 return
             }
             if let condition { try self.check(condition, id: id, className: className, entry: entry, db) }
@@ -110,7 +110,7 @@ extension SQLiteStorage {
         let matched = try Bool.fetchOne(
             db, sql: "SELECT 1 FROM \"\(entry.table)\" WHERE id = ? AND (\(fragment.sql))",
             arguments: StatementArguments([id.databaseValue] + fragment.arguments)) ?? false
-        guard matched else { throw DataAPIError(.conditionNotMatched, "No object matched the condition.") }
+        guard matched else { throw DataAPIError.noEffect }
     }
 
     private func createClass(_ className: String, _ db: Database) throws -> ClassEntry {

@@ -11,13 +11,7 @@ struct BatchRoutes: Sendable {
     func register(on group: RouterGroup<HostRequestContext>, prefix: String) {
         group.post("batch") { request, context in
             var request = request
-            let body = try await request.jsonObject(context: context)
-            guard case .array(let requests)? = body["requests"] else {
-                throw DataAPIError(.malformedJSON, "A batch needs a requests array.")
-            }
-            guard requests.count <= Self.maxRequests else {
-                throw HostError(status: .badRequest, code: 1, message: "A batch may hold at most \(Self.maxRequests) requests.")
-            }
+            let requests = try Self.requests(in: try await request.jsonObject(context: context))
             let caller = context.caller
             var results: [JSONValue] = []
             results.reserveCapacity(requests.count)
@@ -33,6 +27,19 @@ struct BatchRoutes: Sendable {
             }
             return JSONResponse(.array(results))
         }
+    }
+
+    /// The `requests` array of a batch body (`/batch` and `/batch/save` alike).
+    ///
+    /// - Throws: 107 when it is missing or not an array, 400 code 1 past `maxRequests`.
+    static func requests(in body: [String: JSONValue]) throws -> [JSONValue] {
+        guard case .array(let requests)? = body["requests"] else {
+            throw DataAPIError(.malformedJSON, "A batch needs a requests array.")
+        }
+        guard requests.count <= maxRequests else {
+            throw HostError(status: .badRequest, code: 1, message: "A batch may hold at most \(maxRequests) requests.")
+        }
+        return requests
     }
 
     private func perform(_ entry: JSONValue, caller: Caller, prefix: String) async throws -> JSONResponse {

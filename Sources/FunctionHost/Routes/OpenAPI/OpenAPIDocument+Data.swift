@@ -1,6 +1,11 @@
 import DataAPI
 
 extension OpenAPIDocument {
+    /// A batch body (`/batch`, `/batch/save`): `{"requests": [items]}`.
+    private static func batchBody(items: JSONValue) -> JSONValue {
+        ["type": "object", "required": ["requests"], "properties": ["requests": ["type": "array", "items": items]]]
+    }
+
     /// Objects, queries, batch, CQL, scan and schemas.
     static let objectOperations: [APIOperation] = [
         APIOperation(
@@ -24,19 +29,25 @@ extension OpenAPIDocument {
             query: [APIOperation.writeParameters[1]]),
         APIOperation(
             "post", "/batch", tag: "Objects", "Run several requests; each answers {success} or {error}.",
-            body: [
-                "type": "object", "required": ["requests"],
-                "properties": [
-                    "requests": [
-                        "type": "array",
-                        "items": [
-                            "type": "object",
-                            "properties": ["method": ["type": "string"], "path": ["type": "string"], "body": ["type": "object"]],
-                        ],
-                    ]
-                ],
-            ],
+            body: batchBody(
+                items: [
+                    "type": "object",
+                    "properties": ["method": ["type": "string"], "path": ["type": "string"], "body": ["type": "object"]],
+                ]),
             answer: ["type": "array", "items": ["type": "object"]]),
+        APIOperation(
+            "post", "/batch/save", tag: "Objects",
+            "Save several objects as the iOS SDKs do: items keyed by body.__internalId, children pointed to by"
+                + " __children; one answer keyed by __internalId, any failure fails the whole call.",
+            body: batchBody(
+                items: [
+                    "type": "object", "required": ["method", "path", "body"],
+                    "properties": [
+                        "method": ["type": "string", "enum": ["POST", "PUT"]], "path": ["type": "string"],
+                        "body": ["type": "object"], "new": ["type": "boolean"], "params": ["type": "object"],
+                    ],
+                ]),
+            answer: ["type": "object", "additionalProperties": ["type": "object"]]),
         APIOperation(
             "get", "/cloudQuery", tag: "Objects", "Run a CQL statement.",
             query: [

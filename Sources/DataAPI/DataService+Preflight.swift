@@ -1,0 +1,20 @@
+extension DataService {
+    /// Checks, without writing, what `create` (`id` nil) or `update` would check before running
+    /// any hook: the class rules, then for an update the caller's write access, that the object
+    /// exists (101) and that it matches `condition` (305), in that order, so the answer tells
+    /// the caller nothing the write itself wouldn't. A multi-object save checks every object
+    /// first, so one refused object fails the call before any other is written.
+    public func checkWrite(_ className: String, id: String?, condition: QueryPredicate?, caller: Caller) async throws {
+        try checkWritable(className, id: id, caller: caller)
+        guard let id else { return }
+        try await checkWriteAccess(className, id: id, caller: caller)
+        guard try await storage.fetch(className, id: id) != nil else {
+            throw DataAPIError(.objectNotFound, "Object not found.")
+        }
+        guard let condition else { return }
+        // The predicate the update's transaction checks, as a one-row query.
+        let query = ObjectQuery(
+            className: className, predicate: .and([.compare(key: "objectId", .equal, .string(id)), condition]), limit: 1)
+        if try await storage.find(query).isEmpty { throw DataAPIError.noEffect }
+    }
+}
