@@ -62,9 +62,9 @@ paired() {
 
 echo "wrk -t2 -c$CONNECTIONS -d${DURATION}s on loopback, $(nproc) cores"
 run_wrk "bare hello route" "http://127.0.0.1:$BARE_PORT/hello"; BARE=$RPS
-paired "Swift function hello" "http://127.0.0.1:$HOST_PORT/1.1/functions/hello" scripts/bench/hello.lua; HELLO_RATIO=$RATIO
+paired "Swift function swiftHello" "http://127.0.0.1:$HOST_PORT/1.1/functions/swiftHello" scripts/bench/hello.lua; HELLO_RATIO=$RATIO
 paired "JS function helloJS" "http://127.0.0.1:$HOST_PORT/1.1/functions/helloJS" scripts/bench/hello.lua; JS_RATIO=$RATIO
-CONNECTIONS=1 run_wrk "Swift function hello (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/functions/hello" scripts/bench/hello.lua
+CONNECTIONS=1 run_wrk "Swift function swiftHello (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/functions/swiftHello" scripts/bench/hello.lua
 SWIFT_P50=$P50_US; SWIFT_P99=$P99_US
 CONNECTIONS=1 run_wrk "JS function helloJS (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/functions/helloJS" scripts/bench/hello.lua
 JS_P50=$P50_US; JS_P99=$P99_US

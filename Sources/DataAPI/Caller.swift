@@ -10,6 +10,13 @@ public struct Caller: Sendable, Hashable {
     public var hookDepth: Int
     /// Hooks this caller's writes skip (a hook saving its own object, `__ignore_hooks`).
     public var skippedHooks: Set<HookKind>
+    /// Whether the request presented the hook key (`X-LC-Hook-Key`), which LeanEngine's SDKs
+    /// send to skip hooks on purpose.
+    public var presentedHookKey = false
+
+    /// Whether the caller may name hooks to skip (`__ignore_hooks`): the master key or the hook
+    /// key, as LeanCloud allows.
+    public var mayIgnoreHooks: Bool { isMaster || presentedHookKey }
 
     /// Creates a caller.
     public init(

@@ -200,7 +200,7 @@ public final class HookDispatcher: WriteHooks {
             // A write the hook made failed: the client learns why.
             throw HookError.rejected(error.message)
         } catch {
-            throw HookError.rejected(String(describing: error))
+            throw HookError.rejected(String(describing: error), crashed: true)
         }
     }
 }

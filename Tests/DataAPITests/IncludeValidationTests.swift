@@ -10,17 +10,21 @@ struct IncludeValidationTests {
         db = try TestDatabase()
     }
 
-    @Test("Including a field that is not a Pointer answers 102, on queries and fetches")
+    @Test("Including a field that holds no Pointer is ignored, as LeanCloud ignores it, on queries and fetches")
     func nonPointerInclude() async throws {
-        let post = try await db.storage.create("Post", changes: sets(["title": "Hello", "tags": ["a"]]))
-        await #expect(throws: DataAPIError(.invalidQuery, "Can't include title: it is a String, not a Pointer or File.")) {
-            _ = try await db.service.find(ObjectQuery(className: "Post", include: ["title"]), caller: .master)
-        }
-        await #expect(throws: DataAPIError.self) {
-            _ = try await db.service.fetch("Post", id: post.objectId, include: ["title.x"], caller: .master)
-        }
-        // Arrays may hold pointers, and a field never written is no error (it resolves nothing).
-        let found = try await db.service.find(ObjectQuery(className: "Post", include: ["tags", "missing"]), caller: .master)
+        let post = try await db.storage.create("Post", changes: sets(["title": "Hello", "score": 3, "tags": ["a"]]))
+        let found = try await db.service.find(
+            ObjectQuery(className: "Post", include: ["title", "score", "tags", "missing"]), caller: .master)
         #expect(found.objects.map(\.objectId) == [post.objectId])
+        #expect(found.objects.first?.fields["title"] == "Hello" && found.objects.first?.fields["score"] == 3)
+        let fetched = try await db.service.fetch("Post", id: post.objectId, include: ["title.x", "score"], caller: .master)
+        #expect(fetched?.fields["title"] == "Hello")
+    }
+
+    @Test("An include that is not a key path answers 102")
+    func malformedInclude() async throws {
+        await #expect(throws: DataAPIError.self) {
+            _ = try await db.service.find(ObjectQuery(className: "Post", include: ["a..b"]), caller: .master)
+        }
     }
 }

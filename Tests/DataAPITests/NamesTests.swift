@@ -37,11 +37,16 @@ struct NamesTests {
     @Test(
         "Reserved, built-in and malformed field names are rejected",
         arguments: [
-            "", "__private", "__type", "__op", "a.b", "a$b", "$set", "a-b", "a b", "é", "acl",
+            "", "__private", "__type", "__op", "a.b", "a$b", "$set", "a-b", "a b", "é",
             String(repeating: "f", count: 129),
         ])
     func invalidFieldNames(name: String) {
         #expect(!Names.isValidFieldName(name))
+    }
+
+    @Test("Names LeanCloud stores as ordinary fields are fields", arguments: ["id", "className", "acl", "uuid", "description", "code", "error"])
+    func ordinaryFieldNames(name: String) {
+        #expect(Names.isValidFieldName(name))
     }
 
     @Test("Every reserved name is rejected as a field", arguments: Array(Names.reservedFields))

@@ -131,11 +131,17 @@ struct ObjectQueryParameterTests {
         #expect(!query.returnACL)
     }
 
+    @Test("A limit past 1000 is served as 1000, as LeanCloud does")
+    func limitPastTheMost() throws {
+        #expect(try ObjectQuery(className: "P", parameters: ["limit": "1001"]).limit == 1000)
+        #expect(try ObjectQuery(className: "P", parameters: ["limit": "100000"]).limit == 1000)
+    }
+
     @Test(
         "Invalid parameters throw 102",
         arguments: [
             ["where": "{"], ["where": "[]"], ["where": #"{"n":{"$bad":1}}"#], ["order": "a b"], ["order": "-"],
-            ["limit": "1001"], ["limit": "-1"], ["limit": "ten"], ["skip": "-5"], ["skip": "x"],
+            ["limit": "-1"], ["limit": "ten"], ["skip": "-5"], ["skip": "x"],
         ])
     func invalid(parameters: [String: String]) {
         expectDataAPIError(102) { _ = try ObjectQuery(className: "P", parameters: parameters) }

@@ -80,7 +80,7 @@ import Testing
 
     @Test(arguments: [
         "selec * from ATestClass", "select * from", "select * from ATestClass where", "select * from ATestClass where a = ?",
-        "select * from ATestClass where name = 'open", "select * from ATestClass limit 5000",
+        "select * from ATestClass where name = 'open",
         "select * from ATestClass where a ~ 1",
     ])
     func syntaxErrorsAnswer300(cql: String) async throws {

@@ -51,7 +51,7 @@ import Testing
         .error("$dontSelect without query", #"{"name":{"$dontSelect":{"key":"favorite"}}}"#, code: 102),
         .error("$relatedTo without object", #"{"$relatedTo":{"key":"likes"}}"#, code: 102),
         .error("$relatedTo without key", #"{"$relatedTo":{"object":{"__type":"Pointer","className":"QItem","objectId":"x"}}}"#, code: 102),
-        .error("limit 1001", nil, ["limit": "1001"], code: 102),
+        .error("limit -1", nil, ["limit": "-1"], code: 102),
         .error("limit negative", nil, ["limit": "-1"], code: 102),
         .error("limit not a number", nil, ["limit": "ten"], code: 102),
         .error("skip negative", nil, ["skip": "-1"], code: 102),

@@ -200,7 +200,7 @@ import Testing
         await expectCode(102) {
             _ = try await fixture.call("data.find", ["className": "Todo", "where": ["title": ["$bogus": 1]]])
         }
-        await expectCode(102) { _ = try await fixture.call("data.find", ["className": "Todo", "limit": 5000]) }
+        await expectCode(102) { _ = try await fixture.call("data.find", ["className": "Todo", "limit": -1]) }
         await expectCode(103) { _ = try await fixture.call("data.find", ["where": [:]]) }
         await expectCode(103) { _ = try await fixture.call("data.create", ["className": "9bad", "data": [:]]) }
         await expectCode(104) { _ = try await fixture.call("data.update", ["className": "Todo", "data": [:]]) }

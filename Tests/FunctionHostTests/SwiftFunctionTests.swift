@@ -35,7 +35,7 @@ import Testing
         return registry
     }
 
-    @Test(arguments: ["/1.1/functions/hello", "/1/functions/hello", "/1.1/call/hello"])
+    @Test(arguments: ["/1.1/functions/swiftHello", "/1/functions/swiftHello", "/1.1/call/swiftHello"])
     func helloAnswersOnEveryPath(path: String) async throws {
         try await TestServer.run(functions: Self.registry) { api in
             let post = try await api.post(path, [:])
@@ -74,7 +74,7 @@ import Testing
             #expect(slow.status == .serviceUnavailable)
             #expect(slow["code"] == 124, "\(slow)")
             // The host keeps serving after each of them.
-            #expect(try await api.post("/1.1/functions/hello", [:]).json == ["result": "Hello world!"])
+            #expect(try await api.post("/1.1/functions/swiftHello", [:]).json == ["result": "Hello world!"])
         }
     }
 
@@ -91,7 +91,7 @@ import Testing
             let reply = try await api.get("/1.1/functions/_ops/metadatas", headers: Headers.master)
             let names = reply["result"]?.arrayValue?.compactMap(\.stringValue) ?? []
             #expect(names == Self.registry.names)
-            #expect(names.contains("hello") && names.contains("addTodo"))
+            #expect(names.contains("swiftHello") && names.contains("addTodo"))
             expectError(try await api.get("/1.1/functions/_ops/metadatas"), code: 401, status: .unauthorized)
         }
     }

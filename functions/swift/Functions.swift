@@ -4,7 +4,7 @@ public import FunctionHost
 public enum Functions {
     /// Registers this app's Swift functions.
     public static func register(into registry: inout FunctionRegistry) {
-        registry.define("hello") { _ in "Hello world!" }
+        registry.define("swiftHello") { _ in "Hello world!" }
         registerTodoFunctions(into: &registry)
     }
 }

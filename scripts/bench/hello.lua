@@ -1,4 +1,4 @@
--- wrk script: call the Swift cloud function `hello`.
+-- wrk script: call the Swift cloud function `swiftHello`.
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.headers["X-LC-Id"] = "benchapp"

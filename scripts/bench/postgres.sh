@@ -24,8 +24,8 @@ run_wrk "PostgreSQL: object create" "http://127.0.0.1:$PG_A/1.1/classes/Bench" s
 run_wrk "SQLite: indexed equality" "http://127.0.0.1:$HOST_PORT/1.1/classes/Big?$Q_EQ" scripts/bench/auth.lua; S_QUERY=$RPS
 run_wrk "PostgreSQL: indexed equality" "http://127.0.0.1:$PG_A/1.1/classes/Big?$Q_SMALL" scripts/bench/auth.lua; P_QUERY=$RPS
 CONNECTIONS=1 run_wrk "PostgreSQL: equality (c=1)" "http://127.0.0.1:$PG_A/1.1/classes/Big?$Q_SMALL" scripts/bench/auth.lua
-run_wrk "SQLite: Swift function" "http://127.0.0.1:$HOST_PORT/1.1/functions/hello" scripts/bench/hello.lua; S_HELLO=$RPS
-run_wrk "PostgreSQL: Swift function" "http://127.0.0.1:$PG_A/1.1/functions/hello" scripts/bench/hello.lua; P_HELLO=$RPS
+run_wrk "SQLite: Swift function" "http://127.0.0.1:$HOST_PORT/1.1/functions/swiftHello" scripts/bench/hello.lua; S_HELLO=$RPS
+run_wrk "PostgreSQL: Swift function" "http://127.0.0.1:$PG_A/1.1/functions/swiftHello" scripts/bench/hello.lua; P_HELLO=$RPS
 
 # Two hosts: two wrk processes at once, half the connections each, requests/s summed.
 both() {

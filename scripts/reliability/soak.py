@@ -50,7 +50,7 @@ def request(conn, method, path, body=None):
 
 NORMAL = [
     ("GET", "/__engine/1/ping", None, 200),
-    ("POST", "/1.1/functions/hello", {}, 200),
+    ("POST", "/1.1/functions/swiftHello", {}, 200),
     ("POST", "/1.1/functions/ok", {}, 200),
     ("POST", "/1.1/classes/SoakItem", {"n": 1, "title": "soak"}, 201),
     ("GET", "/1.1/classes/SoakItem?limit=10&where=%7B%22n%22%3A1%7D", None, 200),

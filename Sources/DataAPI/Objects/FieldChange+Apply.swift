@@ -42,6 +42,10 @@ extension FieldChange {
         case .bitAnd(let operand): return .int(try integer(current, field) & operand)
         case .bitOr(let operand): return .int(try integer(current, field) | operand)
         case .bitXor(let operand): return .int(try integer(current, field) ^ operand)
+        case .batch(let changes):
+            var value = current
+            for change in changes { value = try change.applied(to: value, field: field) }
+            return value
         }
     }
 

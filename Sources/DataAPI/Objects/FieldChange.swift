@@ -18,6 +18,9 @@ public enum FieldChange: Sendable, Hashable {
     case removeRelation(className: String, ids: [String])
     /// Bitwise and/or/xor with an integer.
     case bitAnd(Int64), bitOr(Int64), bitXor(Int64)
+    /// Several relation changes to one field in one write, in order (`__op: "Batch"`, which
+    /// the JS SDK sends when a relation gains and loses members in one save).
+    case batch([FieldChange])
 }
 
 /// The fields a create or update writes, parsed and checked from a request body.
@@ -109,6 +112,25 @@ public struct ObjectChanges: Sendable, Hashable {
             }
             return op == "AddRelation"
                 ? .addRelation(className: className!, ids: ids) : .removeRelation(className: className!, ids: ids)
+        case "Batch":
+            // As Parse and LeanCloud serve it: AddRelation and RemoveRelation only, one class.
+            guard case .array(let ops)? = members["ops"], !ops.isEmpty else {
+                throw DataAPIError(.malformedJSON, "Batch of \(field) needs an ops array.")
+            }
+            let changes = try ops.map { (op) throws(DataAPIError) in try change(for: op, field: field, normalizer: normalizer) }
+            var target: String?
+            for change in changes {
+                switch change {
+                case .addRelation(let className, _), .removeRelation(let className, _):
+                    if let target, target != className {
+                        throw DataAPIError(.invalidRelation, "A relation holds objects of one class only (\(field)).")
+                    }
+                    target = className
+                default:
+                    throw DataAPIError(.malformedJSON, "Batch of \(field) may hold only AddRelation and RemoveRelation.")
+                }
+            }
+            return .batch(changes)
         case "BitAnd", "BitOr", "BitXor":
             guard case .int(let operand)? = members["value"] else {
                 throw DataAPIError(.incorrectType, "\(op) of \(field) needs an integer value.")

@@ -37,18 +37,26 @@ public struct ObjectWrite: Sendable {
                     newTypes[key] = type
                 }
             }
-            switch change {
-            case .addRelation(let className, let ids):
-                relations.append(RelationChange(field: key, targetClass: className, ids: ids, adding: true))
-            case .removeRelation(let className, let ids):
-                relations.append(RelationChange(field: key, targetClass: className, ids: ids, adding: false))
-            default: break
-            }
+            relations += Self.relationChanges(of: change, field: key)
         }
         self.fields = fields
         self.changedKeys = changes.fields.keys.sorted()
         self.newFieldTypes = newTypes
         self.relationChanges = relations
+    }
+
+    /// The relation members a change adds and removes, in order.
+    private static func relationChanges(of change: FieldChange, field: String) -> [RelationChange] {
+        switch change {
+        case .addRelation(let className, let ids):
+            return [RelationChange(field: field, targetClass: className, ids: ids, adding: true)]
+        case .removeRelation(let className, let ids):
+            return [RelationChange(field: field, targetClass: className, ids: ids, adding: false)]
+        case .batch(let changes):
+            return changes.flatMap { relationChanges(of: $0, field: field) }
+        default:
+            return []
+        }
     }
 
     /// The stored JSON text of the fields, checked against the size limit (error 116).

@@ -82,8 +82,12 @@ public struct CQLParser {
             if accept(symbol: "*") {
                 wantsRows = true
             } else if accept(word: "count") {
+                // `count(*)` or `count(objectId)`, as LeanCloud's docs write it: both count rows.
                 try expect(symbol: "(")
-                try expect(symbol: "*")
+                if !accept(symbol: "*") {
+                    let key = try identifier()
+                    guard key == "objectId" else { throw Self.syntaxError("count takes * or objectId") }
+                }
                 try expect(symbol: ")")
                 wantsCount = true
             } else if accept(word: "include") {
@@ -102,21 +106,16 @@ public struct CQLParser {
         if accept(word: "where") { query.predicate = try orExpression() }
         while current != nil {
             if accept(word: "limit") {
-                guard case .number(let first)? = current, let a = first.intValue else { throw Self.syntaxError("limit needs a number") }
-                position += 1
+                let a = try limitNumber()
                 if accept(symbol: ",") {
-                    guard case .number(let second)? = current, let b = second.intValue else {
-                        throw Self.syntaxError("limit needs a number")
-                    }
-                    position += 1
-                    query.skip = Int(a)
-                    query.limit = Int(b)
+                    query.skip = a
+                    query.limit = try limitNumber()
                 } else {
-                    query.limit = Int(a)
+                    query.limit = a
                 }
-                guard query.limit >= 0, query.limit <= ObjectQuery.maxLimit, query.skip >= 0 else {
-                    throw Self.syntaxError("limit must be from 0 to \(ObjectQuery.maxLimit)")
-                }
+                guard query.limit >= 0, query.skip >= 0 else { throw Self.syntaxError("limit and skip can't be negative") }
+                // Past the most one page holds, LeanCloud serves the most (no error).
+                query.limit = min(query.limit, ObjectQuery.maxLimit)
             } else if accept(word: "order") {
                 try expect(word: "by")
                 repeat {
@@ -196,6 +195,22 @@ public struct CQLParser {
         default: comparison = .greaterOrEqual
         }
         return .compare(key: key, comparison, constant)
+    }
+
+    /// A number of `limit`: written, or a `?` placeholder whose pvalue is a number.
+    private mutating func limitNumber() throws(DataAPIError) -> Int {
+        let number: JSONValue
+        switch current {
+        case .number(let n)?:
+            position += 1
+            number = n
+        case .placeholder?:
+            number = try value()
+        default:
+            throw Self.syntaxError("limit needs a number")
+        }
+        guard let int = number.intValue else { throw Self.syntaxError("limit needs a whole number") }
+        return Int(int)
     }
 
     private mutating func value() throws(DataAPIError) -> JSONValue {

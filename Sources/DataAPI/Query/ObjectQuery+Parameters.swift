@@ -16,10 +16,11 @@ extension ObjectQuery {
             }
         }
         if let limitText = parameters["limit"] {
-            guard let value = Int(limitText), value >= 0, value <= Self.maxLimit else {
-                throw DataAPIError(.invalidQuery, "limit must be an integer from 0 to \(Self.maxLimit).")
+            guard let value = Int(limitText), value >= 0 else {
+                throw DataAPIError(.invalidQuery, "limit must be a non-negative integer.")
             }
-            limit = value
+            // Past the most one page holds, LeanCloud serves the most (no error).
+            limit = min(value, Self.maxLimit)
         }
         if let skipText = parameters["skip"] {
             guard let value = Int(skipText), value >= 0 else {

@@ -21,11 +21,10 @@ public enum Names {
     /// Field names the built-ins own; a client may not write them as data.
     public static let builtInFields: Set<String> = ["objectId", "createdAt", "updatedAt"]
 
-    /// Names the SDKs reserve for themselves (LeanCloud's list); they can't be field names.
-    public static let reservedFields: Set<String> = [
-        "acl", "className", "code", "createdAt", "description", "error", "fetchWhenSave", "id",
-        "isDataReady", "keyValues", "objectId", "pendingKeys", "running", "updatedAt", "uuid",
-    ]
+    /// Names LeanCloud reserves: the built-ins (`ACL` is written through its own rules). Any
+    /// other name, `id` among them, is an ordinary field, as LeanCloud stores it (the JS SDK's
+    /// suite saves a field `id`; the SDKs themselves refuse only these three).
+    public static let reservedFields: Set<String> = builtInFields
 
     /// Whether `name` is a valid class name: letters, digits and `_`, starting with a letter, or
     /// one of the system classes.

@@ -64,7 +64,7 @@ final class Environments: Sendable {
         let code = try await JavaScriptFunctions.load(
             files: version.sortedFiles, into: &registry, timeout: settings.timeout, outbound: settings.outbound,
             variables: variables, collectsGarbageBeforeEachStep: settings.collectsGarbageBeforeEachStep,
-            logger: settings.logger)
+            refusingClashes: strict, logger: settings.logger)
         if strict, let (file, error) = code?.loadErrors.first {
             throw HostError(
                 status: .badRequest, code: 1,

@@ -39,11 +39,14 @@ enum JavaScriptFunctions {
     /// Loads the code and adds its functions to `registry`; load failures (in
     /// `code.loadErrors`) and name clashes are logged, and the rest is registered.
     ///
-    /// - Parameter variables: the code's `process.env`.
+    /// - Parameters:
+    ///   - variables: the code's `process.env`.
+    ///   - refusingClashes: throw (a deploy) instead of logging (the code found at start) when
+    ///     a name is defined both in Swift and in JavaScript.
     static func load(
         files: [(name: String, source: String)], into registry: inout FunctionRegistry, timeout: Duration,
         outbound policies: [String: OutboundPolicy] = [:], variables: [String: String] = [:],
-        collectsGarbageBeforeEachStep: Bool = false, logger: Logger
+        collectsGarbageBeforeEachStep: Bool = false, refusingClashes: Bool = false, logger: Logger
     ) async throws -> CloudCode? {
         let outbound = outboundHTTP(policies)
         if files.isEmpty { return nil }
@@ -54,6 +57,13 @@ enum JavaScriptFunctions {
         for (file, error) in code.loadErrors {
             logger.error("Cloud code \(file) failed to load: \(error)")
         }
+        let clashes = code.definitions.filter { $0.hook == nil && registry.contains($0.name) }.map(\.name)
+        if refusingClashes, !clashes.isEmpty {
+            throw HostError(
+                status: .badRequest, code: 1,
+                message: "The bundle was not deployed: \(clashes.map { "'\($0)'" }.joined(separator: ", ")) "
+                    + "defined both as a Swift function (compiled into the host) and in JavaScript; rename one.")
+        }
         for definition in code.definitions {
             if let hook = definition.hook {
                 JavaScriptHooks.register(
@@ -61,7 +71,8 @@ enum JavaScriptFunctions {
                 continue
             }
             guard !registry.contains(definition.name) else {
-                logger.error("Cloud function '\(definition.name)' is defined in Swift and in JavaScript; the Swift one is kept.")
+                logger.error(
+                    "Cloud function '\(definition.name)' is defined as a Swift function and in JavaScript; the Swift one is kept, the JavaScript one is not served.")
                 continue
             }
             let name = definition.name

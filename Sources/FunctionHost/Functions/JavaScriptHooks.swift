@@ -46,7 +46,7 @@ enum JavaScriptHooks {
                 cpuLimit: JavaScriptFunctions.cpuBudget(until: request.deadline), deadline: request.deadline)
         } catch {
             if error.kind == .timeout { throw HookError.timedOut(request.kind, request.className) }
-            throw HookError.rejected(error.description)
+            throw HookError.rejected(error.description, crashed: true)
         }
         for line in outcome.logs {
             request.logger.log(level: Logger.Level(rawValue: line.level) ?? .info, "\(line.message)")
@@ -59,7 +59,7 @@ enum JavaScriptHooks {
             // A code of the hook's own choosing reaches the client as is.
             throw HookError(code: thrown.code, message: thrown.message, status: thrown.status)
         case .failure(let thrown):
-            throw HookError.rejected(thrown.message)
+            throw HookError.rejected(thrown.message, crashed: !thrown.isUserError)
         }
         if case .object(let object)? = answer["object"] { request.object = object }
         if case .object(let context)? = answer["context"] { request.context = context }

@@ -45,6 +45,7 @@ struct AuthMiddleware: RouterMiddleware {
         guard var caller = authenticator.caller(for: credentials) else {
             throw HostError.unauthorized
         }
+        caller.presentedHookKey = authenticator.isHookKey(credentials.hookKey)
         // `X-LC-Prod: 0` (or `false`) picks staging: its functions, and its hooks for writes.
         if let production = request.headers[.lcProd], production == "0" || production == "false" {
             caller.environment = "staging"

@@ -39,6 +39,11 @@ struct Authenticator: Sendable {
         return nil
     }
 
+    /// Whether `key` is the app's hook key.
+    func isHookKey(_ key: String?) -> Bool {
+        key.map { Self.constantTimeEqual($0, keys.hookKey) } ?? false
+    }
+
     /// `X-LC-Sign: md5(timestamp + key),timestamp[,master]`.
     private func verifySign(_ sign: String) -> Caller? {
         let parts = sign.split(separator: ",").map(String.init)

@@ -62,7 +62,7 @@ struct BatchRoutes: Sendable {
         case ("PUT", 3):
             return try await endpoint.update(segments[1], id: segments[2], body: body, parameters: allParameters, caller: caller)
         case ("DELETE", 3):
-            return try await endpoint.delete(segments[1], id: segments[2], parameters: allParameters, caller: caller)
+            return try await endpoint.delete(segments[1], id: segments[2], body: body, parameters: allParameters, caller: caller)
         default:
             throw HostError(status: .badRequest, code: 107, message: "Unsupported batch request: \(method) \(rawPath).")
         }

@@ -1,5 +1,6 @@
 import DataAPI
 import Foundation
+import Hooks
 import Hummingbird
 
 /// LeanEngine's platform-style hook endpoints, for a storage service that uses this host as its
@@ -32,6 +33,16 @@ struct HookRoutes: Sendable {
     }
 
     private func run(_ request: Request, context: HostRequestContext) async throws -> JSONResponse {
+        do {
+            return try await dispatch(request, context: context)
+        } catch let error as HookError where error.code == 142 {
+            // LeanEngine's answers: a rejection is 400 code 1 with the hook's message, a crash 500
+            // code 1; the 142 wrapping belongs to the storage path a client calls.
+            throw HostError(status: error.crashed ? .internalServerError : .badRequest, code: 1, message: error.detail)
+        }
+    }
+
+    private func dispatch(_ request: Request, context: HostRequestContext) async throws -> JSONResponse {
         var request = request
         guard let key = request.headers[.lcHookKey], Authenticator.constantTimeEqual(key, hookKey) else {
             throw HostError(

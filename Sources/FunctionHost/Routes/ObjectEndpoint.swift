@@ -21,8 +21,7 @@ struct ObjectEndpoint: Sendable {
     ) async throws -> JSONResponse {
         var body = body
         // Both places are read (and the body key always removed): SDKs put it in either.
-        let inBody = body.removeValue(forKey: "fetchWhenSave") == true
-        let fetchWhenSave = Self.flag(parameters["fetchWhenSave"]) || inBody
+        let fetchWhenSave = Self.fetchWhenSave(&body, parameters)
         var caller = try Self.skippingHooks(&body, caller: caller)
         if className == "_User", case .object(var authData)? = body["authData"] {
             // onAuthData checks (or rewrites) the providers once, before they are looked up.
@@ -62,8 +61,7 @@ struct ObjectEndpoint: Sendable {
     ) async throws -> JSONResponse {
         var body = body
         // Both places are read (and the body key always removed): SDKs put it in either.
-        let inBody = body.removeValue(forKey: "fetchWhenSave") == true
-        let fetchWhenSave = Self.flag(parameters["fetchWhenSave"]) || inBody
+        let fetchWhenSave = Self.fetchWhenSave(&body, parameters)
         let caller = try Self.skippingHooks(&body, caller: caller)
         let (object, changedKeys) = try await data.update(
             className, id: id, body: body, condition: try Self.condition(parameters), caller: caller)
@@ -80,8 +78,29 @@ struct ObjectEndpoint: Sendable {
         return JSONResponse(.object(json))
     }
 
-    func delete(_ className: String, id: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {
-        try await data.delete(className, id: id, condition: try Self.condition(parameters), caller: caller)
+    /// Deletes one object, or each of `id1,id2,...` (the JS SDK's `destroyAll`), every one
+    /// with its hooks and ACL; the body may name hooks to skip.
+    func delete(
+        _ className: String, id: String, body: [String: JSONValue] = [:], parameters: [String: String], caller: Caller
+    ) async throws -> JSONResponse {
+        var body = body
+        let caller = try Self.skippingHooks(&body, caller: caller)
+        let condition = try Self.condition(parameters)
+        let ids = id.split(separator: ",", omittingEmptySubsequences: true).map(String.init)
+        if ids.count > 1 {
+            // Every object is checked before the first is deleted: one the caller may not delete
+            // fails the call with nothing deleted. One already gone is no failure, as for one id.
+            for id in ids {
+                do {
+                    try await data.checkWrite(className, id: id, condition: condition, caller: caller)
+                } catch let error as DataAPIError where error.code == .objectNotFound {
+                    continue
+                }
+            }
+        }
+        for id in ids {
+            try await data.delete(className, id: id, condition: condition, caller: caller)
+        }
         return JSONResponse([:])
     }
 
@@ -108,12 +127,20 @@ struct ObjectEndpoint: Sendable {
         return JSONResponse(.object(body))
     }
 
-    /// The caller with the hooks a master-key body names in `__ignore_hooks` (LeanCloud's
-    /// `["beforeSave", "afterSave", ...]`) skipped; the key never becomes a field.
+    /// Whether the answer carries the saved fields: `fetchWhenSave` in the query or the body,
+    /// or the JS SDK's `?new=true`. The body key is always removed: SDKs put it in either.
+    private static func fetchWhenSave(_ body: inout [String: JSONValue], _ parameters: [String: String]) -> Bool {
+        let inBody = body.removeValue(forKey: "fetchWhenSave") == true
+        return flag(parameters["fetchWhenSave"]) || flag(parameters["new"]) || inBody
+    }
+
+    /// The caller with the hooks a body names in `__ignore_hooks` (LeanCloud's
+    /// `["beforeSave", "afterSave", ...]`) skipped, for the master key or the hook key; the key
+    /// never becomes a field.
     static func skippingHooks(_ body: inout [String: JSONValue], caller: Caller) throws -> Caller {
         guard let value = body.removeValue(forKey: "__ignore_hooks") else { return caller }
-        guard caller.isMaster else {
-            throw HostError(status: .forbidden, code: 119, message: "__ignore_hooks needs the master key.")
+        guard caller.mayIgnoreHooks else {
+            throw HostError(status: .forbidden, code: 119, message: "__ignore_hooks needs the master key or the hook key.")
         }
         guard case .array(let names) = value else {
             throw HostError(status: .badRequest, code: 107, message: "__ignore_hooks must be a list of hook names.")

@@ -40,8 +40,11 @@ struct ObjectRoutes: Sendable {
                 parameters: request.queryParameters, caller: context.caller)
         }
         group.delete("classes/:className/:objectId") { request, context in
-            try await endpoint.delete(
-                try context.parameters.require("className"), id: try context.parameters.require("objectId"),
+            var request = request
+            // A DELETE may carry a body: the JS SDK sends `__ignore_hooks` in it.
+            let body = try await request.jsonObject(context: context)
+            return try await endpoint.delete(
+                try context.parameters.require("className"), id: try context.parameters.require("objectId"), body: body,
                 parameters: request.queryParameters, caller: context.caller)
         }
         group.post("classes/:className/:objectId") { request, context in
@@ -55,7 +58,8 @@ struct ObjectRoutes: Sendable {
             case "GET": return try await endpoint.fetch(className, id: id, parameters: parameters, caller: caller)
             case "PUT":
                 return try await endpoint.update(className, id: id, body: body, parameters: parameters, caller: caller)
-            case "DELETE": return try await endpoint.delete(className, id: id, parameters: parameters, caller: caller)
+            case "DELETE":
+                return try await endpoint.delete(className, id: id, body: body, parameters: parameters, caller: caller)
             default: throw HostError(status: .methodNotAllowed, code: 107, message: "POST to an object needs _method.")
             }
         }
