@@ -10,6 +10,10 @@ swift build --build-tests
 echo "== Every test, on SQLite"
 env -u FUNCTIONHOST_TEST_DATABASE_URL swift test --skip-build --no-parallel
 
+# A real client: the official LeanCloud JavaScript SDK's own suite, every in-scope test.
+echo "== The official LeanCloud JavaScript SDK's test suite, on SQLite"
+bash scripts/conformance.sh
+
 # Crash safety: writes under load, kill -9 at random moments, every acknowledged write found.
 echo "== kill -9 under load, on SQLite"
 python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 5

@@ -15,6 +15,9 @@ public struct DataService: Sendable {
     /// is signed in): `{"*": {"read": true}, "creator": {"write": true}}` is LeanCloud's
     /// "everyone reads, the creator writes".
     public var defaultACLs: [String: JSONValue] = [:]
+    /// Values a new object's fields take when its creator gives none (LeanCloud's column
+    /// default values), by class and field.
+    public var fieldDefaults: [String: [String: JSONValue]] = [:]
 
     /// Creates a service over a storage engine; `knownClass` answers pointer-target checks.
     public init(storage: any StorageEngine, knownClass: @escaping @Sendable (String) -> Bool) {
@@ -48,6 +51,7 @@ public struct DataService: Sendable {
             context = event.context
         }
         if fields["ACL"] == nil, let acl = defaultACL(for: className, creator: caller.userId) { fields["ACL"] = acl }
+        for (key, value) in fieldDefaults[className] ?? [:] where fields[key] == nil { fields[key] = value }
         // After the hook, which sees the password as the client sent it (as LeanEngine's do).
         if className == "_User" { try await prepareUser(&fields, id: nil, caller: caller) }
         if className == "_Role" { try await checkRoleName(fields) }

@@ -55,6 +55,7 @@ public enum FunctionHostServer {
         var plain = DataService(storage: MeasuredStorage(databases.storage, metrics: metrics))
         plain.openUserQueries = configuration.openUserQueries
         plain.defaultACLs = configuration.defaultACLs
+        plain.fieldDefaults = configuration.fieldDefaults
         let functionLogs = FunctionLogs()
         let hooks = HookDispatcher(
             service: plain, registry: configuration.functions.hooks, limits: configuration.hookLimits,

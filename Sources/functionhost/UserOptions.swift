@@ -26,6 +26,11 @@ struct UserOptions: ParsableArguments {
         help: #"A class's default ACL, Class={"*":{"read":true},"creator":{"write":true}}; repeatable."#)
     var defaultACLs: [String] = []
 
+    @Option(
+        name: .customLong("field-default"),
+        help: #"A column's default value, Class.field=JSON (e.g. Person.company="leancloud"); repeatable."#)
+    var fieldDefaults: [String] = []
+
     /// Refuses a malformed webhook URL or ACL before the server starts.
     func validate() throws {
         var configuration = HostConfiguration(dataDirectory: "", keys: AppKeys(appId: "", appKey: "", masterKey: "", hookKey: ""))
@@ -53,6 +58,16 @@ struct UserOptions: ParsableArguments {
                 throw ValidationError("--default-acl takes Class={...ACL JSON...}, not '\(entry)'.")
             }
             configuration.defaultACLs[parts[0]] = try JSONValue(parsing: Array(parts[1].utf8))
+        }
+        for entry in fieldDefaults {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            let path = parts.first?.split(separator: ".", maxSplits: 1).map(String.init) ?? []
+            guard parts.count == 2, path.count == 2, Names.isValidClassName(path[0]), Names.isValidFieldName(path[1]),
+                let value = try? JSONValue(parsing: Array(parts[1].utf8))
+            else {
+                throw ValidationError("--field-default takes Class.field=JSON, not '\(entry)'.")
+            }
+            configuration.fieldDefaults[path[0], default: [:]][path[1]] = value
         }
     }
 }

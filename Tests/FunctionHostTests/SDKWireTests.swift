@@ -187,3 +187,42 @@ import Testing
         }
     }
 }
+
+/// Settings a LeanCloud app's console held, given as server settings.
+@Suite struct ConsoleSettingsTests {
+    /// A column default value: a new object without the field gets it; one that gives it keeps
+    /// its own (the JS suite's `Person.company`).
+    @Test func columnDefaultsFillNewObjects() async throws {
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await TestServer.run(dataDirectory: directory, configure: { $0.fieldDefaults = ["Person": ["company": "leancloud"]] }) {
+            api in
+            let created = try await api.post("/1.1/classes/Person?fetchWhenSave=true", ["pname": "dennis"])
+            #expect(created["company"] == "leancloud", "\(created)")
+            let own = try await api.create("Person", ["pname": "ann", "company": "acme"])
+            #expect(try await api.fetch("Person", own)["company"] == "acme")
+            let other = try await api.create("Pet", ["name": "rex"])
+            #expect(try await api.fetch("Pet", other)["company"] == nil)
+        }
+    }
+
+    /// A batch GET of a missing object answers `{"success": null}`, as LeanCloud does; a
+    /// missing class answers 101.
+    @Test func batchFetchOfAMissingObjectIsNull() async throws {
+        try await TestServer.run { api in
+            let id = try await api.create("GameScore", ["score": 1])
+            let reply = try await api.post(
+                "/1.1/batch",
+                ["requests": [
+                    ["method": "GET", "path": .string("/1.1/classes/GameScore/" + id)],
+                    ["method": "GET", "path": "/1.1/classes/GameScore/fakeId"],
+                    ["method": "GET", "path": .string("/1.1/classes/FakeClass/" + id)],
+                ]])
+            let items = try #require(reply.json?.arrayValue, "\(reply)")
+            #expect(items.count == 3)
+            #expect(items[0]["success"]?["score"] == 1)
+            #expect(items[1] == ["success": .null], "\(items[1])")
+            #expect(items[2]["error"]?["code"] == 101, "\(items[2])")
+        }
+    }
+}

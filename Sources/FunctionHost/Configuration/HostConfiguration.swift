@@ -65,6 +65,9 @@ public struct HostConfiguration: Sendable {
     /// The ACL objects of a class get when their creator gives none (`creator` stands for the
     /// creating user): `["Todo": ["*": ["read": true], "creator": ["write": true]]]`.
     public var defaultACLs: [String: JSONValue] = [:]
+    /// Column default values, by class and field: what a new object's field holds when its
+    /// creator gives none (LeanCloud's console sets these per column).
+    public var fieldDefaults: [String: [String: JSONValue]] = [:]
     /// The largest file accepted, in bytes (LeanCloud's 100 MB by default).
     public var maxFileSize = 100 * 1024 * 1024
     /// Whether a file's owner may delete it without the master key (LeanCloud's "delete" file

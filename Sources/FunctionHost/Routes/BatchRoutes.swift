@@ -58,7 +58,10 @@ struct BatchRoutes: Sendable {
         case ("GET", 2):
             return try await endpoint.find(segments[1], parameters: allParameters, caller: caller)
         case ("GET", 3):
-            return try await endpoint.fetch(segments[1], id: segments[2], parameters: allParameters, caller: caller)
+            let fetched = try await endpoint.fetch(segments[1], id: segments[2], parameters: allParameters, caller: caller)
+            // A missing object is `{"success": null}` in a batch, as LeanCloud answers it (a single
+            // GET answers `{}`): the SDKs' fetchAll turns it into "Object not found.".
+            return fetched.body == [:] ? JSONResponse(.null) : fetched
         case ("PUT", 3):
             return try await endpoint.update(segments[1], id: segments[2], body: body, parameters: allParameters, caller: caller)
         case ("DELETE", 3):

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The official LeanCloud JavaScript SDK's own test suite (../shared/conformance/js-sdk, beside the
+# project) against the debug build: every in-scope test must pass.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+kit=../shared/conformance/js-sdk/run.py
+if [ ! -f "$kit" ]; then
+    echo "The conformance kit is not at $kit: skipped."
+    exit 0
+fi
+# Left out, and only these: leaderboards and user statuses are LeanCloud services not built here
+# yet (their own issue); the kit counts every other in-scope test.
+export JS_SDK_SKIP_AREAS=leaderboard,status
+# The settings the SDK's test app had in LeanCloud's console: Person.company defaults to 'leancloud'.
+export FUNCTIONHOST_SERVE_ARGS="--field-default 'Person.company=\"leancloud\"'"
+JS_SDK_GOAL=1.0 FUNCTIONHOST_BINARY=.build/debug/functionhost python3 "$kit"
