@@ -100,15 +100,9 @@ struct Serve: AsyncParsableCommand {
             appKey: environment["LEANCLOUD_APP_KEY"], masterKey: environment["LEANCLOUD_APP_MASTER_KEY"],
             hookKey: environment["LEANCLOUD_APP_HOOK_KEY"])
         let resolvedPort = port ?? environment["LEANCLOUD_APP_PORT"].flatMap(Int.init) ?? 3000
-        print("FunctionHost \(dataDirectory) on \(host):\(resolvedPort)")
-        print("  App ID:     \(keys.appId)")
-        print("  App Key:    \(keys.appKey)")
-        if generated {
-            // Shown once, when generated; afterwards they are read from keys.json.
-            print("  Master Key: \(keys.masterKey)")
-            print("  Hook Key:   \(keys.hookKey)")
-        }
-        print("  Keys file:  \(dataDirectory)/keys.json")
+        StartupBanner(
+            dataDirectory: dataDirectory, host: host, port: resolvedPort, keys: keys, showsSecrets: generated
+        ).write()
         var functions = FunctionRegistry()
         Functions.register(into: &functions)
         var configuration = HostConfiguration(
