@@ -50,7 +50,7 @@ public struct DataService: Sendable {
         if fields["ACL"] == nil, let acl = defaultACL(for: className, creator: caller.userId) { fields["ACL"] = acl }
         // After the hook, which sees the password as the client sent it (as LeanEngine's do).
         if className == "_User" { try await prepareUser(&fields, id: nil, caller: caller) }
-        if className == "_Role" { try await checkRoleName(fields) }
+        if className == "_Role" { try await checkNewRole(fields, caller: caller) }
         var changes = try ObjectChanges(body: fields, normalizer: normalizer)
         changes.objectId = objectId
         let object = try await storage.create(className, changes: changes)
@@ -84,6 +84,7 @@ public struct DataService: Sendable {
             context = event.context
         }
         if className == "_User" { try await prepareUser(&fields, id: id, caller: caller) }
+        if className == "_Role" { try await checkRoleUpdate(fields, id: id, caller: caller) }
         let changes = try ObjectChanges(body: fields, normalizer: normalizer)
         let object = try await storage.update(className, id: id, changes: changes, condition: condition)
         let changedKeys = changes.fields.keys.sorted()
@@ -278,8 +279,14 @@ public struct DataService: Sendable {
             if id == nil || id == caller.userId { return }
             throw DataAPIError(.userNeedsSession, "The user cannot be altered by a client without the session.")
         }
-        // Other system classes have their own APIs (files, roles); only the master key writes
-        // them directly.
+        // A signed-in user creates roles; changing one is up to the role's ACL
+        // (checkWriteAccess), as for any object.
+        if className == "_Role" {
+            if id != nil || caller.userId != nil { return }
+            throw DataAPIError(.operationForbidden, "Creating a role needs a signed-in user or the master key.")
+        }
+        // Other system classes have their own APIs (files, installations); only the master key
+        // writes them directly.
         throw DataAPIError(.operationForbidden, "Objects of \(className) can't be written through /classes.")
     }
 }
