@@ -47,6 +47,8 @@ public struct DataAPIError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidRelation = Code(rawValue: 128)
         /// 137: a unique value is taken.
         public static let duplicateValue = Code(rawValue: 137)
+        /// 139: a malformed role name, or a change to a role's name.
+        public static let invalidRoleName = Code(rawValue: 139)
         /// 300: a CQL statement that doesn't parse.
         public static let cqlSyntax = Code(rawValue: 300)
         /// 302: invalid GeoPoint.

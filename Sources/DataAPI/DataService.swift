@@ -18,6 +18,10 @@ public struct DataService: Sendable {
     /// Values a new object's fields take when its creator gives none (LeanCloud's column
     /// default values), by class and field.
     public var fieldDefaults: [String: [String: JSONValue]] = [:]
+    /// Whether clients with no signed-in user may create roles (with an ACL), as LeanCloud's
+    /// default `_Role` permissions allow. Off by default: a role name taken first by anyone
+    /// decides who holds the rights an app gives that role.
+    public var anyoneCreatesRoles = false
 
     /// Creates a service over a storage engine; `knownClass` answers pointer-target checks.
     public init(storage: any StorageEngine, knownClass: @escaping @Sendable (String) -> Bool) {
@@ -54,7 +58,7 @@ public struct DataService: Sendable {
         for (key, value) in fieldDefaults[className] ?? [:] where fields[key] == nil { fields[key] = value }
         // After the hook, which sees the password as the client sent it (as LeanEngine's do).
         if className == "_User" { try await prepareUser(&fields, id: nil, caller: caller) }
-        if className == "_Role" { try await checkRoleName(fields) }
+        if className == "_Role" { try await checkNewRole(fields, caller: caller) }
         var changes = try ObjectChanges(body: fields, normalizer: normalizer)
         changes.objectId = objectId
         let object = try await storage.create(className, changes: changes)
@@ -88,6 +92,7 @@ public struct DataService: Sendable {
             context = event.context
         }
         if className == "_User" { try await prepareUser(&fields, id: id, caller: caller) }
+        if className == "_Role" { try await checkRoleUpdate(fields, id: id, caller: caller) }
         let changes = try ObjectChanges(body: fields, normalizer: normalizer)
         let object = try await storage.update(className, id: id, changes: changes, condition: condition)
         let changedKeys = changes.fields.keys.sorted()
@@ -276,8 +281,15 @@ public struct DataService: Sendable {
             if id == nil || id == caller.userId { return }
             throw DataAPIError(.userNeedsSession, "The user cannot be altered by a client without the session.")
         }
-        // Other system classes have their own APIs (files, roles); only the master key writes
-        // them directly.
+        // A signed-in user creates roles (anyone, where the operator opened it as LeanCloud's
+        // default class permissions do); changing one is up to the role's ACL
+        // (checkWriteAccess), as for any object.
+        if className == "_Role" {
+            if id != nil || caller.userId != nil || anyoneCreatesRoles { return }
+            throw DataAPIError(.operationForbidden, "Creating a role needs a signed-in user or the master key.")
+        }
+        // Other system classes have their own APIs (files, installations); only the master key
+        // writes them directly.
         throw DataAPIError(.operationForbidden, "Objects of \(className) can't be written through /classes.")
     }
 }

@@ -56,6 +56,7 @@ public enum FunctionHostServer {
         plain.openUserQueries = configuration.openUserQueries
         plain.defaultACLs = configuration.defaultACLs
         plain.fieldDefaults = configuration.fieldDefaults
+        plain.anyoneCreatesRoles = configuration.anyoneCreatesRoles
         let functionLogs = FunctionLogs()
         let hooks = HookDispatcher(
             service: plain, registry: configuration.functions.hooks, limits: configuration.hookLimits,

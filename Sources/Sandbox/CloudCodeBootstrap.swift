@@ -75,14 +75,23 @@ enum CloudCodeBootstrap {
             if (functions[name]) throw new Error("Cloud function '" + name + "' is defined twice");
             functions[name] = { fn: fn, options: options || {} };
           },
+          // The called function runs as the user the options name ({user} or {sessionToken}),
+          // as LeanEngine's does; an unknown name is the host's 404 "No such cloud function".
           run: function (name, params, options) {
+            var user = (options && options.user) || null;
+            var token = (options && options.sessionToken) ||
+              (user && typeof user.getSessionToken === 'function' ? user.getSessionToken() : null) || null;
             if (!functions[name]) return global.__fhCall('cloud.run', { name: name, params: params || {},
-              options: { sessionToken: (options && options.sessionToken) || null } });
+              options: { sessionToken: token } });
             var inv = live[current];
-            try {
-              return Promise.resolve(invokeLocal(name, { params: params || {}, meta: inv ? inv.meta : {},
-                currentUser: (options && options.user) || null, sessionToken: options && options.sessionToken }));
-            } catch (e) { return Promise.reject(e); }
+            var meta = inv ? inv.meta : {};
+            // A token alone names its user: the host looks it up, as for a client's call.
+            var found = user || !token ? Promise.resolve(user) : global.__fhCall('cloud.user', { sessionToken: token })
+              .then(function (json) { return AV.User && AV.User._fromServer ? AV.User._fromServer(json) : json; });
+            return found.then(function (currentUser) {
+              return invokeLocal(name, { params: params || {}, meta: meta, currentUser: currentUser,
+                sessionToken: token || undefined });
+            });
           },
           Error: CloudError
         }
@@ -346,6 +355,7 @@ enum CloudCodeBootstrap {
         var value = JSON.parse(text);
         if (ok) return call.resolve(value);
         var error = AV.Error ? new AV.Error(value.code, value.message) : new CloudError(value.message, { code: value.code });
+        if (value.status) error.status = value.status;
         call.reject(error);
       };
       global.__fhFire = function (id, timerId) {

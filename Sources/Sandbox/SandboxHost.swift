@@ -20,11 +20,16 @@ public struct HostCallError: Error, Sendable, Hashable {
     public var code: Int
     /// What went wrong, for the developer.
     public var message: String
+    /// The HTTP status the error answers with when the script lets it through (`error.status`),
+    /// for an error that has its own (404 for an unknown function); nil leaves the script's
+    /// default.
+    public var status: Int?
 
     /// Creates an error.
-    public init(code: Int, message: String) {
+    public init(code: Int, message: String, status: Int? = nil) {
         self.code = code
         self.message = message
+        self.status = status
     }
 }
 

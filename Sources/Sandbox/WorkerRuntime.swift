@@ -128,8 +128,9 @@ final class WorkerRuntime: Sendable {
                 }
                 answer = (true, try await host.perform(operation, arguments: arguments).jsonString)
             } catch {
-                let failure: JSONValue = ["code": .int(Int64(error.code)), "message": .string(error.message)]
-                answer = (false, failure.jsonString)
+                var failure: [String: JSONValue] = ["code": .int(Int64(error.code)), "message": .string(error.message)]
+                if let status = error.status { failure["status"] = .int(Int64(status)) }
+                answer = (false, JSONValue.object(failure).jsonString)
             }
             worker.submit { [self] box in
                 guard let owner = table.owner(for: id, onWorker: index) else { return }

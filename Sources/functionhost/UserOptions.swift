@@ -26,6 +26,11 @@ struct UserOptions: ParsableArguments {
         help: #"A class's default ACL, Class={"*":{"read":true},"creator":{"write":true}}; repeatable."#)
     var defaultACLs: [String] = []
 
+    @Flag(
+        name: .customLong("anyone-creates-roles"),
+        help: "Let clients with no signed-in user create roles (with an ACL), as LeanCloud's default _Role permissions do.")
+    var anyoneCreatesRoles = false
+
     @Option(
         name: .customLong("field-default"),
         help: #"A column's default value, Class.field=JSON (e.g. Person.company="leancloud"); repeatable."#)
@@ -59,6 +64,7 @@ struct UserOptions: ParsableArguments {
             }
             configuration.defaultACLs[parts[0]] = try JSONValue(parsing: Array(parts[1].utf8))
         }
+        configuration.anyoneCreatesRoles = anyoneCreatesRoles
         for entry in fieldDefaults {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
             let path = parts.first?.split(separator: ".", maxSplits: 1).map(String.init) ?? []

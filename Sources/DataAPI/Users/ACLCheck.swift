@@ -38,7 +38,8 @@ extension DataService {
         return identities
     }
 
-    private func roles(where condition: JSONValue) async throws -> [StoredObject] {
+    /// The roles matching a `where` condition, by storage (no ACL applies).
+    func roles(where condition: JSONValue) async throws -> [StoredObject] {
         var query = ObjectQuery(className: "_Role", limit: ObjectQuery.maxLimit)
         query.predicate = try QueryPredicate(where: condition)
         return try await storage.find(query)
@@ -51,20 +52,5 @@ extension DataService {
             !ACLCheck.allows(object, .write, to: identities)
         else { return }
         throw DataAPIError(.operationForbidden, "Forbidden to write this object: its ACL doesn't allow it.")
-    }
-}
-
-extension DataService {
-    /// A new role needs a name of letters, digits, `_`, `-` and spaces, not taken (137).
-    func checkRoleName(_ body: [String: JSONValue]) async throws {
-        guard let name = body["name"]?.stringValue, !name.isEmpty,
-            name.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || ("0"..."9").contains($0) || "_- ".unicodeScalars.contains($0) })
-        else {
-            throw DataAPIError(.invalidKeyName, "A role needs a name of letters, digits, _, - and spaces.")
-        }
-        guard try await storage.classExists("_Role") else { return }
-        if try await !roles(where: ["name": .string(name)]).isEmpty {
-            throw DataAPIError(.duplicateValue, "A role named '\(name)' exists.")
-        }
     }
 }

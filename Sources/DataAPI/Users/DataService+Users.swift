@@ -16,6 +16,7 @@ extension DataService {
                 throw DataAPIError(.readOnlyField, "\(field) is set by the server.")
             }
         }
+        Self.foldProviderKeys(&body)
         let hasAuthData = try await prepareAuthData(&body, id: id, caller: caller)
         try await resetVerification(&body, id: id, caller: caller)
         if id == nil {
@@ -63,6 +64,19 @@ extension DataService {
         }
     }
 
+    /// The SDKs unlink a provider with `{"authData.weixin": {"__op": "Delete"}}` (and may set
+    /// one as `"authData.weixin": {...}`): the same as `{"authData": {"weixin": null}}` (or the
+    /// entry), so these keys are folded into `authData`, where the usual checks apply.
+    static func foldProviderKeys(_ body: inout [String: JSONValue]) {
+        for key in body.keys where key.hasPrefix("authData.") {
+            let provider = String(key.dropFirst("authData.".count))
+            guard !provider.isEmpty, let value = body.removeValue(forKey: key) else { continue }
+            var providers = body["authData"]?.objectValue ?? [:]
+            providers[provider] = value["__op"] == "Delete" ? .null : value
+            body["authData"] = .object(providers)
+        }
+    }
+
     /// The key and value that identify an account at its provider: `uid`, `openid` or `id`
     /// (LeanCloud's `anonymous` provider uses `id`).
     public static func authDataIdentity(_ data: JSONValue) -> (key: String, value: String)? {
@@ -72,15 +86,16 @@ extension DataService {
         return nil
     }
 
-    /// Checks `authData` (`{provider: {uid|openid|id, ...}}`), merges it into the user's
-    /// existing providers on an update (`{provider: null}` unlinks one), and refuses an account
-    /// already linked to another user (137). Returns whether the body carries authData.
+    /// Checks `authData` (`{provider: {uid|openid|id, ...}}`), marks a UnionID main account
+    /// (`UnionID.markingMainAccounts`), merges it into the user's existing providers on an
+    /// update (`{provider: null}` unlinks one), and refuses an account or UnionID already
+    /// linked to another user (137). Returns whether the body carries authData.
     private func prepareAuthData(_ body: inout [String: JSONValue], id: String?, caller: Caller) async throws -> Bool {
         guard let value = body["authData"] else { return false }
         guard case .object(var providers) = value else {
             throw DataAPIError(.incorrectType, "authData must be an object of providers.")
         }
-        providers = try await checkAuthData(providers, caller: caller)
+        providers = try UnionID.markingMainAccounts(try await checkAuthData(providers, caller: caller))
         var merged: [String: JSONValue] = [:]
         if let id, case .object(let stored)? = try await storage.fetch("_User", id: id)?.fields["authData"] { merged = stored }
         for (provider, data) in providers {
@@ -97,6 +112,11 @@ extension DataService {
                 throw DataAPIError(.duplicateValue, "This \(provider) account is linked to another user.")
             }
             merged[provider] = data
+        }
+        // An anonymous user that links a real account is no longer anonymous (the SDKs'
+        // `isAnonymous()` reads the `anonymous` entry), as on LeanCloud and Parse.
+        if id != nil, providers["anonymous"] == nil, providers.contains(where: { $0.value != .null }) {
+            merged["anonymous"] = nil
         }
         body["authData"] = .object(merged)
         return true

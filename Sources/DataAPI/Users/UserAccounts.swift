@@ -105,7 +105,8 @@ public struct UserAccounts: Sendable {
         return Self.withSession(user)
     }
 
-    private func checkNotLocked(_ user: StoredObject) throws {
+    /// Refuses a login to an account locked by failed logins (code 1).
+    func checkNotLocked(_ user: StoredObject) throws {
         let failures = user.fields["_failedLogins"]?.arrayValue?.compactMap(\.doubleValue) ?? []
         if Self.isLocked(failures, at: now().timeIntervalSince1970) {
             throw DataAPIError(.badParameters, Self.lockedMessage)
@@ -120,22 +121,8 @@ public struct UserAccounts: Sendable {
         _ = try await write(user.objectId, ["_failedLogins": .array(recent.map(JSONValue.double))])
     }
 
-    /// LeanCloud's `loginWithAuthData`: the user linked to this `authData` (for its first
-    /// provider), logged in; nil when no user is linked yet (the caller then signs one up).
-    public func logIn(authData: [String: JSONValue], caller: Caller = .master) async throws -> JSONValue? {
-        for (provider, data) in authData.sorted(by: { $0.key < $1.key }) {
-            guard let (key, uid) = DataService.authDataIdentity(data) else { continue }
-            if let user = try await self.data.user(where: "authData.\(provider).\(key)", equals: uid) {
-                try checkNotLocked(user)
-                try await runOnLogin(user, caller: caller)
-                return Self.withSession(user)
-            }
-        }
-        return nil
-    }
-
     /// The `onLogin` hook, which may refuse the login by throwing.
-    private func runOnLogin(_ user: StoredObject, caller request: Caller) async throws {
+    func runOnLogin(_ user: StoredObject, caller request: Caller) async throws {
         let caller = Caller(isMaster: true, environment: request.environment, user: .object(user.restJSON()))
         guard let hooks = data.hooks, hooks.hasHook(.onLogin, for: "_User", caller: caller) else { return }
         _ = try await hooks.runBefore(.onLogin, HookEvent(className: "_User", object: user.restJSON(), caller: caller))
@@ -191,11 +178,11 @@ public struct UserAccounts: Sendable {
     }
 
     /// The server's own writes to a user: as the master key, running no hooks.
-    private func write(_ id: String, _ body: [String: JSONValue]) async throws -> StoredObject {
+    func write(_ id: String, _ body: [String: JSONValue]) async throws -> StoredObject {
         try await data.update("_User", id: id, body: body, caller: Caller.master.withoutHooks).object
     }
 
-    private static func withSession(_ user: StoredObject) -> JSONValue {
+    static func withSession(_ user: StoredObject) -> JSONValue {
         var json = user.restJSON()
         json["sessionToken"] = user.fields["sessionToken"]
         return .object(json)

@@ -68,6 +68,9 @@ public struct HostConfiguration: Sendable {
     /// Column default values, by class and field: what a new object's field holds when its
     /// creator gives none (LeanCloud's console sets these per column).
     public var fieldDefaults: [String: [String: JSONValue]] = [:]
+    /// Whether clients with no signed-in user may create roles, as LeanCloud's default `_Role`
+    /// permissions allow (`--anyone-creates-roles`); off, only signed-in users and the master key.
+    public var anyoneCreatesRoles = false
     /// The largest file accepted, in bytes (LeanCloud's 100 MB by default).
     public var maxFileSize = 100 * 1024 * 1024
     /// Whether a file's owner may delete it without the master key (LeanCloud's "delete" file

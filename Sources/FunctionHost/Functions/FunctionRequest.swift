@@ -41,13 +41,29 @@ public struct FunctionRequest: Sendable {
     let functions: FunctionRegistry
 
     /// Calls another function of the host in process, as `AV.Cloud.run` does: same caller,
-    /// same deadline, no HTTP. Internal functions may be called this way.
-    public func run(_ name: String, params: JSONValue = .object([:])) async throws -> JSONValue {
+    /// same deadline, no HTTP. Internal functions may be called this way. With a
+    /// `sessionToken` (`AV.Cloud.run(name, params, {sessionToken | user})`), the function runs
+    /// as that token's user: its `currentUser`, and its data calls with that user's rights.
+    ///
+    /// - Throws: 404 code 1 for an unknown name, as `POST /functions/{name}` answers; 211 for a
+    ///   token no user holds.
+    public func run(_ name: String, params: JSONValue = .object([:]), sessionToken: String? = nil) async throws -> JSONValue {
         guard let entry = functions.entries[name] else {
             throw CloudError(code: 1, message: "No such cloud function '\(name)'.", status: .notFound)
         }
         var request = self
         request.params = params
+        if let sessionToken, !sessionToken.isEmpty {
+            // The token is the calling code's choice (server code), never a client's.
+            guard let user = try await data.service.userJSON(forSessionToken: sessionToken) else {
+                throw DataAPIError(.userNotFound, "Could not find user.")
+            }
+            var caller = data.caller
+            caller.user = user
+            request.sessionToken = sessionToken
+            request.currentUser = user
+            request.data = DataClient(service: data.service, caller: caller)
+        }
         request.taggedLogger.tags["function"] = .string(name)
         return try await entry.handler(request)
     }

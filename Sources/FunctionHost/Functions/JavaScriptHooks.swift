@@ -37,7 +37,7 @@ enum JavaScriptHooks {
         let host = ScriptHost(
             service: request.data.service,
             environment: caller.environment, hookDepth: caller.hookDepth,
-            deadline: request.deadline, run: { _, _ in throw HookError(code: 1, message: "AV.Cloud.run of a Swift function isn't available in hooks yet.") },
+            deadline: request.deadline, run: { _, _, _ in throw HookError(code: 1, message: "AV.Cloud.run of a Swift function isn't available in hooks yet.") },
             outbound: outbound)
         let outcome: CloudCode.Outcome
         do {

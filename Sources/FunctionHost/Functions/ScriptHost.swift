@@ -1,4 +1,5 @@
 import DataAPI
+import HTTPTypes
 import Sandbox
 
 /// What a JavaScript invocation reaches through `__fhCall`: the data API, the host's other
@@ -15,8 +16,9 @@ struct ScriptHost: SandboxHost {
     let hookDepth: Int
     /// When the invocation must have answered.
     let deadline: ContinuousClock.Instant
-    /// Calls another function of the host (`AV.Cloud.run` of a Swift function).
-    let run: @Sendable (String, JSONValue) async throws -> JSONValue
+    /// Calls another function of the host (`AV.Cloud.run` of a Swift function): name,
+    /// parameters, and the session token of the user it runs as (nil: the caller's own).
+    let run: @Sendable (String, JSONValue, String?) async throws -> JSONValue
     /// Outbound HTTP under the environment's allow-list.
     let outbound: Outbound
 
@@ -40,6 +42,8 @@ struct ScriptHost: SandboxHost {
             }
         case "cloud.run":
             return try await runFunction(arguments)
+        case "cloud.user":
+            return try await user(arguments["sessionToken"]?.stringValue ?? "")
         case "http.request":
             return try await outbound(arguments, deadline)
         default:
@@ -59,14 +63,7 @@ struct ScriptHost: SandboxHost {
         let options = arguments["options"]
         var caller = Caller(isMaster: options?["useMasterKey"]?.boolValue ?? false, environment: environment, hookDepth: hookDepth)
         if !caller.isMaster, let token = options?["sessionToken"]?.stringValue, !token.isEmpty {
-            let user: JSONValue?
-            do {
-                user = try await service.userJSON(forSessionToken: token)
-            } catch {
-                throw HostCallError(code: 1, message: String(describing: error))
-            }
-            guard let user else { throw HostCallError(code: 211, message: "Could not find user.") }
-            caller.user = user
+            caller.user = try await user(token)
         }
         for name in arguments["data"]?["__ignore_hooks"]?.arrayValue ?? [] {
             if let kind = name.stringValue.flatMap(HookKind.init(rawValue:)) { caller.skippedHooks.insert(kind) }
@@ -79,12 +76,29 @@ struct ScriptHost: SandboxHost {
         guard let name = arguments["name"]?.stringValue else {
             throw HostCallError(code: 1, message: "AV.Cloud.run needs a function name.")
         }
+        let token = arguments["options"]?["sessionToken"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         do {
-            return try await run(name, arguments["params"] ?? .object([:]))
+            return try await run(name, arguments["params"] ?? .object([:]), token)
         } catch {
-            // The same code and message the function would answer over HTTP.
+            // The same code, message and status the function would answer over HTTP.
             let mapped = HostError(mapping: error)
-            throw HostCallError(code: mapped?.code ?? 141, message: mapped?.message ?? "Cloud function '\(name)' failed.")
+            throw HostCallError(
+                code: mapped?.code ?? 141, message: mapped?.message ?? "Cloud function '\(name)' failed.",
+                status: mapped.map { Int($0.status.code) })
         }
+    }
+
+    /// The user of a session token: a data call's caller, or for `AV.Cloud.run` of a script's
+    /// own function with `{sessionToken}`, that function's `request.currentUser`. 211 when no
+    /// user holds it.
+    private func user(_ sessionToken: String) async throws(HostCallError) -> JSONValue {
+        let user: JSONValue?
+        do {
+            user = try await service.userJSON(forSessionToken: sessionToken)
+        } catch {
+            throw HostCallError(code: 1, message: String(describing: error))
+        }
+        guard let user else { throw HostCallError(code: 211, message: "Could not find user.") }
+        return user
     }
 }

@@ -52,7 +52,7 @@ struct AuthMiddleware: RouterMiddleware {
         }
         // The session's user rides with the caller, so hooks fired by this request see it. An
         // unknown token is not refused here: functions with `fetchUser: false` take any token.
-        if let token = request.headers[.lcSession] ?? request.headers[.avosSessionToken], !token.isEmpty {
+        if let token = request.headers.sessionToken {
             caller.user = try await data.userJSON(forSessionToken: token)
         }
         context.caller = caller

@@ -21,7 +21,20 @@ extension HTTPField.Name {
     static let parseJavascriptKey = Self("X-Parse-Javascript-Key")!
     static let parseClientKey = Self("X-Parse-Client-Key")!
     static let parseMasterKey = Self("X-Parse-Master-Key")!
+    static let parseSessionToken = Self("X-Parse-Session-Token")!
     static let realIP = Self("X-Real-IP")!
     static let forwardedFor = Self("X-Forwarded-For")!
     static let forwardedProto = Self("X-Forwarded-Proto")!
+}
+
+extension HTTPFields {
+    /// The session token a request carries in a header: `X-LC-Session`, or the older
+    /// `X-AVOSCloud-Session-Token` and Parse's `X-Parse-Session-Token`, which SDKs of those
+    /// names still send. Every route reads the session through this one place.
+    var sessionToken: String? {
+        for name in [HTTPField.Name.lcSession, .avosSessionToken, .parseSessionToken] {
+            if let token = self[name], !token.isEmpty { return token }
+        }
+        return nil
+    }
 }

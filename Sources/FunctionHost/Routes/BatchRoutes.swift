@@ -71,11 +71,16 @@ struct BatchRoutes: Sendable {
         }
     }
 
-    /// `/1.1/classes/Post/abc?fetchWhenSave=true` → (["classes", "Post", "abc"], ["fetchWhenSave": "true"]).
+    /// `/1.1/classes/Post/abc?fetchWhenSave=true` → (["classes", "Post", "abc"], ["fetchWhenSave": "true"]);
+    /// `/1.1/roles/abc` → (["classes", "_Role", "abc"], [:]).
     private static func route(_ rawPath: String) -> ([String], [String: String]) {
         let parts = rawPath.split(separator: "?", maxSplits: 1)
         var segments = (parts.first ?? "").split(separator: "/").map(String.init)
         if let first = segments.first, first == "1.1" || first == "1" { segments.removeFirst() }
+        // `/users[/{id}]` and `/roles[/{id}]` are their classes, as on their own routes.
+        if let first = segments.first, let className = BatchSaveItem.aliases[first] {
+            segments = ["classes", className] + segments.dropFirst()
+        }
         guard segments.first == "classes", (2...3).contains(segments.count) else { return ([], [:]) }
         return (segments, parts.count > 1 ? Request.formParameters(parts[1]) : [:])
     }

@@ -20,7 +20,6 @@ struct ObjectEndpoint: Sendable {
         linkBase: String? = nil
     ) async throws -> JSONResponse {
         var body = body
-        // Both places are read (and the body key always removed): SDKs put it in either.
         let fetchWhenSave = Self.fetchWhenSave(&body, parameters)
         var caller = try Self.skippingHooks(&body, caller: caller)
         if className == "_User", case .object(var authData)? = body["authData"] {
@@ -28,10 +27,14 @@ struct ObjectEndpoint: Sendable {
             authData = try await data.checkAuthData(authData, caller: caller)
             body["authData"] = .object(authData)
             caller.skippedHooks.insert(.onAuthData)
-            // LeanCloud's loginWithAuthData: a third-party account already linked logs its user in.
-            if body["username"] == nil, let user = try await accounts.logIn(authData: authData, caller: caller) {
+            // LeanCloud's loginWithAuthData: a third-party account already linked (or its UnionID's
+            // main account) logs its user in, whatever other fields the body has.
+            if let user = try await accounts.logIn(authData: authData, caller: caller) {
                 return JSONResponse(status: .ok, user)
             }
+            // `failOnNotExist=true`: the app wants to ask for more before a signup (211, nothing
+            // created).
+            if Self.flag(parameters["failOnNotExist"]) { throw DataAPIError(.userNotFound, "Could not find user.") }
         }
         let object = try await data.create(className, body: body, caller: caller)
         if className == "_User" {
@@ -47,7 +50,9 @@ struct ObjectEndpoint: Sendable {
         var json: [String: JSONValue] = ["objectId": .string(object.objectId), "createdAt": .string(object.createdAt)]
         // A signup answers with the new user's session, as LeanCloud's does.
         if className == "_User" { json["sessionToken"] = object.fields["sessionToken"] }
-        if fetchWhenSave {
+        // A third-party or anonymous signup answers with the whole user, authData included, as
+        // LeanCloud's does: the SDK keeps it as the current user.
+        if fetchWhenSave || (className == "_User" && body["authData"] != nil) {
             json = object.restJSON().merging(json) { _, signup in signup }
         } else if data.hooks?.hasHook(.beforeSave, for: className, caller: caller) == true {
             // The client gets back what a beforeSave hook changed, so it holds what was stored.
@@ -60,7 +65,6 @@ struct ObjectEndpoint: Sendable {
         _ className: String, id: String, body: [String: JSONValue], parameters: [String: String], caller: Caller
     ) async throws -> JSONResponse {
         var body = body
-        // Both places are read (and the body key always removed): SDKs put it in either.
         let fetchWhenSave = Self.fetchWhenSave(&body, parameters)
         let caller = try Self.skippingHooks(&body, caller: caller)
         let (object, changedKeys) = try await data.update(

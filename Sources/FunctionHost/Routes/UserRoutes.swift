@@ -41,8 +41,9 @@ struct UserRoutes: Sendable {
         }
     }
 
-    /// `X-LC-Session` (or the legacy header), or `session_token` in the query.
+    /// The session header (`HTTPFields.sessionToken`), or `session_token` in the query, as
+    /// the iOS SDKs send `GET /users/me?session_token=`.
     static func sessionToken(_ request: Request) -> String? {
-        request.headers[.lcSession] ?? request.headers[.avosSessionToken] ?? request.queryParameters["session_token"]
+        request.headers.sessionToken ?? request.queryParameters["session_token"].flatMap { $0.isEmpty ? nil : $0 }
     }
 }
