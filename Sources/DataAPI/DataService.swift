@@ -47,6 +47,8 @@ public struct DataService: Sendable {
             fields = Self.writable(event.object)
             context = event.context
         }
+        // `"ACL": null` (what the SDKs send for "none set") takes the class default, as a missing one does.
+        if fields["ACL"] == .null { fields["ACL"] = nil }
         if fields["ACL"] == nil, let acl = defaultACL(for: className, creator: caller.userId) { fields["ACL"] = acl }
         // After the hook, which sees the password as the client sent it (as LeanEngine's do).
         if className == "_User" { try await prepareUser(&fields, id: nil, caller: caller) }
@@ -141,7 +143,8 @@ public struct DataService: Sendable {
             guard try await storage.classExists(className) else { throw Self.classNotFound }
             return nil
         }
-        return try await IncludeResolver(storage: storage, identities: identities).resolve([object], paths: include)[0]
+        let included = try await IncludeResolver(storage: storage, identities: identities).resolve([object], paths: include)
+        return try await FileValueResolver(storage: storage, identities: identities).resolve(included)[0]
     }
 
     /// The objects matching a query, with includes resolved, and their count when asked.
@@ -161,7 +164,8 @@ public struct DataService: Sendable {
         if let identities { query.predicate = .and([query.predicate, .readableBy(identities)].compactMap { $0 }) }
         let objects = query.limit == 0 ? [] : try await storage.find(query)
         let count = withCount ? try await storage.count(query) : nil
-        let resolved = try await IncludeResolver(storage: storage, identities: identities).resolve(objects, paths: query.include)
+        let included = try await IncludeResolver(storage: storage, identities: identities).resolve(objects, paths: query.include)
+        let resolved = try await FileValueResolver(storage: storage, identities: identities).resolve(included)
         return (resolved, count)
     }
 

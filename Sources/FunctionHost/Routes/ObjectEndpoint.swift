@@ -14,6 +14,16 @@ struct ObjectEndpoint: Sendable {
     let publicURL: String?
     /// Where failures to send signup messages are logged.
     let logger: Logger
+    /// The files a `_File` object deleted through `/classes` is deleted as (bytes and file hooks);
+    /// nil deletes it as a plain object.
+    var files: FileService? = nil
+    /// Whether a file's owner may delete it without the master key (as for `DELETE /files/{id}`).
+    var ownersMayDeleteFiles = false
+
+    /// The class a path names: the iOS SDK writes `_File` as `_file`.
+    static func canonical(_ className: String) -> String {
+        className == "_file" ? "_File" : className
+    }
 
     func create(
         _ className: String, body: [String: JSONValue], parameters: [String: String], caller: Caller, prefix: String,
@@ -81,11 +91,18 @@ struct ObjectEndpoint: Sendable {
     }
 
     func delete(_ className: String, id: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {
+        let className = Self.canonical(className)
+        if className == "_File", let files {
+            // Deleting a `_File` is deleting the file: its bytes too, its hooks, `/files/{id}`'s permissions.
+            try await files.delete(id: id, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
+            return JSONResponse([:])
+        }
         try await data.delete(className, id: id, condition: try Self.condition(parameters), caller: caller)
         return JSONResponse([:])
     }
 
     func fetch(_ className: String, id: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {
+        let className = Self.canonical(className)
         let include = parameters["include"].map(ObjectQuery.includePaths) ?? []
         guard let object = try await data.fetch(className, id: id, include: include, caller: caller) else {
             return JSONResponse([:])
@@ -96,6 +113,7 @@ struct ObjectEndpoint: Sendable {
     }
 
     func find(_ className: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {
+        let className = Self.canonical(className)
         let withCount = Self.flag(parameters["count"])
         let (query, objects, count) = try await data.find(
             className, parameters: parameters, withCount: withCount, caller: caller)
