@@ -162,6 +162,21 @@ import Testing
         }
     }
 
+    @Test func theObjectiveCBatchDeleteOfFilesDeletesFilesWithTheirRights() async throws {
+        try await FileFixture.run { api, directory in
+            let ada = try await FileFixture.signUp(api, "ada")
+            let file = try await Self.upload(api, "batch.txt", headers: ada.session)
+            let batch: JSONValue = ["requests": [["method": "DELETE", "path": .string("/1.1/files/\(file.id)")]]]
+            // Not its owner's to delete here (--owners-delete-files is off), nor anyone else's.
+            let refused = try await api.post("/1.1/batch", headers: ada.session, batch)
+            #expect(refused.status == .ok && refused.json?.arrayValue?.first?["error"]?["code"] == 119, "\(refused)")
+            #expect(try FileFixture.storedKeys(directory) == [file.key])
+            let done = try await api.post("/1.1/batch", headers: Headers.master, batch)
+            #expect(done.json == [["success": [:]]], "\(done)")
+            #expect(try FileFixture.storedKeys(directory).isEmpty)
+        }
+    }
+
     @Test func aTokenWithoutASizeUploadsAsAFormThroughTheSameURL() async throws {
         try await FileFixture.run { api, _ in
             // The JS SDK streaming a file: no size, so no PUT; the form POST of its qcloud uploader.

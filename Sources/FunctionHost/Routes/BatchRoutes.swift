@@ -68,11 +68,14 @@ struct BatchRoutes: Sendable {
         }
     }
 
-    /// `/1.1/classes/Post/abc?fetchWhenSave=true` → (["classes", "Post", "abc"], ["fetchWhenSave": "true"]).
+    /// `/1.1/classes/Post/abc?fetchWhenSave=true` → (["classes", "Post", "abc"], ["fetchWhenSave": "true"]);
+    /// `/1.1/files/abc` → (["classes", "_File", "abc"], [:]).
     private static func route(_ rawPath: String) -> ([String], [String: String]) {
         let parts = rawPath.split(separator: "?", maxSplits: 1)
         var segments = (parts.first ?? "").split(separator: "/").map(String.init)
         if let first = segments.first, first == "1.1" || first == "1" { segments.removeFirst() }
+        // `+[LCFile deleteWithFiles:]` batches `DELETE /1.1/files/<id>`: the `_File` of that id.
+        if segments.count == 2, segments[0] == "files" { segments = ["classes", "_File", segments[1]] }
         guard segments.first == "classes", (2...3).contains(segments.count) else { return ([], [:]) }
         return (segments, parts.count > 1 ? Request.formParameters(parts[1]) : [:])
     }
