@@ -1,6 +1,9 @@
+import AsyncHTTPClient
 import DataAPI
 import Foundation
 import HTTPTypes
+import NIOCore
+import NIOHTTP1
 import Testing
 
 @testable import FunctionHost
@@ -205,6 +208,48 @@ import Testing
                 try await api.send(
                     .post, "/1.1/fileUploads/0123456789abcdef", headers: FileFixture.typed("multipart/form-data; boundary=\(boundary)", Headers.none),
                     body: form), code: 603)
+        }
+    }
+
+    /// POSTs a form to an upload path in chunks of `chunkSize` bytes, as a stream: status and JSON.
+    static func sendForm(_ api: API, _ path: String, boundary: String, _ form: [UInt8], chunkSize: Int) async throws -> (UInt, JSONValue?) {
+        try await HTTPClient.withHTTPClient { client in
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(api.port)\(path)")
+            request.method = .POST
+            request.headers.add(name: "Content-Type", value: "multipart/form-data; boundary=\(boundary)")
+            let stream = AsyncStream<ByteBuffer> { continuation in
+                for start in stride(from: 0, to: form.count, by: chunkSize) {
+                    continuation.yield(ByteBuffer(bytes: form[start..<min(start + chunkSize, form.count)]))
+                }
+                continuation.finish()
+            }
+            request.body = .stream(stream, length: .unknown)
+            let response = try await client.execute(request, timeout: .seconds(60))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            return (response.status.code, try? JSONValue(parsing: body.readableBytesView))
+        }
+    }
+
+    @Test func aFormStreamedInSmallChunksKeepsTheFileExact() async throws {
+        try await FileFixture.run { api, directory in
+            let boundary = "b0undary"
+            let content = (0..<3000).map { "\($0 % 10)" }.joined() + "\r\n--b0undar"
+            let form = Array(
+                ("preamble\r\n--\(boundary)\r\nContent-Disposition: form-data; name=\"token\"\r\n\r\nt\r\n"
+                    + "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"k\"\r\n\r\n\(content)\r\n"
+                    + "--\(boundary)--\r\n").utf8)
+            for chunkSize in [1, 3, 7, 4096] {
+                let issued = try await api.post("/1.1/fileTokens", Self.tokenBody("chunks.txt", size: nil))
+                let (status, json) = try await Self.sendForm(api, try FileFixture.path(issued["upload_url"]), boundary: boundary, form, chunkSize: chunkSize)
+                #expect(status == 200 && json?["objectId"] == issued["objectId"], "\(chunkSize): \(String(describing: json))")
+                #expect(try await api.get(try FileFixture.path(issued["url"]), headers: Headers.none).text == content, "\(chunkSize)")
+            }
+            // Attack: parts besides the file can't stream without end; nothing is kept.
+            let flood = Array(("--\(boundary)\r\nContent-Disposition: form-data; name=\"op\"\r\n\r\n" + String(repeating: "x", count: 100_000)).utf8)
+            let issued = try await api.post("/1.1/fileTokens", Self.tokenBody("flood.txt", size: nil))
+            let (status, json) = try await Self.sendForm(api, try FileFixture.path(issued["upload_url"]), boundary: boundary, flood, chunkSize: 8192)
+            #expect(status == 400 && json?["code"] == 1, "\(String(describing: json))")
+            #expect(try FileFixture.storedKeys(directory).count == 4 && FileFixture.incoming(directory).isEmpty)
         }
     }
 }

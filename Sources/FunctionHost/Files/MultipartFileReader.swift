@@ -13,6 +13,9 @@ struct MultipartFileReader: Sendable {
 
     /// The most a part's headers may take.
     static let headerLimit = 16 * 1024
+    /// The most the parts besides the file may take together: a token's holder can't stream
+    /// without end past the file-size limit.
+    static let otherPartsLimit = 64 * 1024
 
     /// Where the reader is in the body.
     private enum State {
@@ -48,9 +51,10 @@ struct MultipartFileReader: Sendable {
         var pending: [UInt8] = [13, 10]
         var state = State.preamble
         var copied = false
+        var skipped = 0
         for try await buffer in body {
             pending.append(contentsOf: buffer.readableBytesView)
-            try advance(&pending, &state, copied: &copied, writer: writer)
+            try advance(&pending, &state, copied: &copied, skipped: &skipped, writer: writer)
         }
         guard case .done = state, copied else {
             throw DataAPIError(.badParameters, "The form upload has no complete file part.")
@@ -58,7 +62,9 @@ struct MultipartFileReader: Sendable {
     }
 
     /// Consumes what `pending` holds, as far as it can be read without the next chunk.
-    private func advance(_ pending: inout [UInt8], _ state: inout State, copied: inout Bool, writer: FileBytesWriter) throws {
+    private func advance(
+        _ pending: inout [UInt8], _ state: inout State, copied: inout Bool, skipped: inout Int, writer: FileBytesWriter
+    ) throws {
         while true {
             switch state {
             case .preamble, .content:
@@ -68,6 +74,8 @@ struct MultipartFileReader: Sendable {
                     if isFile {
                         try Self.write(pending, upTo: end, to: writer)
                         copied = true
+                    } else {
+                        try Self.skip(end, total: &skipped)
                     }
                     pending.removeFirst(end + delimiter.count)
                     state = .afterDelimiter
@@ -76,7 +84,7 @@ struct MultipartFileReader: Sendable {
                 // Everything but what could be the start of a delimiter is content.
                 let cut = pending.count - (delimiter.count - 1)
                 guard cut > 0 else { return }
-                if isFile { try Self.write(pending, upTo: cut, to: writer) }
+                if isFile { try Self.write(pending, upTo: cut, to: writer) } else { try Self.skip(cut, total: &skipped) }
                 pending.removeFirst(cut)
                 return
             case .afterDelimiter:
@@ -108,6 +116,8 @@ struct MultipartFileReader: Sendable {
                 if headersEnd > 0 { pending.removeFirst(headersEnd + 4) }
                 state = .content(isFile: !copied && Self.isFilePart(headers))
             case .done:
+                // The epilogue is read past, and counted, like any other part.
+                try Self.skip(pending.count, total: &skipped)
                 pending.removeAll()
                 return
             }
@@ -121,6 +131,14 @@ struct MultipartFileReader: Sendable {
         }
         if disposition.contains("filename=") { return true }
         return ["name=\"file\"", "name=\"filecontent\""].contains { disposition.contains($0) }
+    }
+
+    /// Counts bytes read past outside the file, up to `otherPartsLimit`.
+    private static func skip(_ count: Int, total: inout Int) throws {
+        total += count
+        guard total <= otherPartsLimit else {
+            throw DataAPIError(.badParameters, "The form upload's other parts are too large.")
+        }
     }
 
     private static func write(_ bytes: [UInt8], upTo end: Int, to writer: FileBytesWriter) throws {
