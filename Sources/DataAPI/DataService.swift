@@ -169,6 +169,12 @@ public struct DataService: Sendable {
         return (resolved, count)
     }
 
+    /// A written object as its writer is answered it (`fetchWhenSave`, fields a hook changed):
+    /// its File values filled in from their `_File` objects, as a fetch would.
+    public func answering(_ object: StoredObject, caller: Caller) async throws -> StoredObject {
+        try await FileValueResolver(storage: storage, identities: try await identities(of: caller)).resolve([object])[0]
+    }
+
     /// The objects matching a query given as REST parameters (`where`, `order`, `limit`, ...),
     /// running `beforeFind` (which may change the parameters) and `afterFind` (which may change
     /// the results).

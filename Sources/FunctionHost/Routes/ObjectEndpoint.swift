@@ -44,7 +44,7 @@ struct ObjectEndpoint: Sendable {
                 return JSONResponse(status: .ok, user)
             }
         }
-        let object = try await data.create(className, body: body, caller: caller)
+        var object = try await data.create(className, body: body, caller: caller)
         if className == "_User" {
             do {
                 try await verification.sendSignupMessages(to: object, linkBase: linkBase ?? publicURL ?? "http://localhost")
@@ -58,9 +58,11 @@ struct ObjectEndpoint: Sendable {
         var json: [String: JSONValue] = ["objectId": .string(object.objectId), "createdAt": .string(object.createdAt)]
         // A signup answers with the new user's session, as LeanCloud's does.
         if className == "_User" { json["sessionToken"] = object.fields["sessionToken"] }
+        let hookChanged = data.hooks?.hasHook(.beforeSave, for: className, caller: caller) == true
+        if fetchWhenSave || hookChanged { object = try await data.answering(object, caller: caller) }
         if fetchWhenSave {
             json = object.restJSON().merging(json) { _, signup in signup }
-        } else if data.hooks?.hasHook(.beforeSave, for: className, caller: caller) == true {
+        } else if hookChanged {
             // The client gets back what a beforeSave hook changed, so it holds what was stored.
             for (key, value) in object.fields where key != "ACL" && body[key] != value { json[key] = value }
         }
@@ -75,13 +77,15 @@ struct ObjectEndpoint: Sendable {
         let inBody = body.removeValue(forKey: "fetchWhenSave") == true
         let fetchWhenSave = Self.flag(parameters["fetchWhenSave"]) || inBody
         let caller = try Self.skippingHooks(&body, caller: caller)
-        let (object, changedKeys) = try await data.update(
+        var (object, changedKeys) = try await data.update(
             className, id: id, body: body, condition: try Self.condition(parameters), caller: caller)
+        let hookChanged = data.hooks?.hasHook(.beforeUpdate, for: className, caller: caller) == true
+        if fetchWhenSave || hookChanged { object = try await data.answering(object, caller: caller) }
         var json: [String: JSONValue] = ["objectId": .string(object.objectId), "updatedAt": .string(object.updatedAt)]
         if fetchWhenSave {
             // LeanCloud answers an update with the new values of the fields it changed.
             for key in changedKeys { json[key] = object.fields[key] }
-        } else if data.hooks?.hasHook(.beforeUpdate, for: className, caller: caller) == true {
+        } else if hookChanged {
             // ... and here also with what a beforeUpdate hook changed, which LeanCloud never applies.
             for key in changedKeys where body[key] != object.fields[key] && !Self.isOperation(body[key]) {
                 json[key] = object.fields[key]
