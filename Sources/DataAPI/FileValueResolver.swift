@@ -55,6 +55,7 @@ struct FileValueResolver: Sendable {
         }
     }
 
+    /// A value with its File values answered from `files` (the `_File` objects the caller may read).
     private static func answered(_ value: JSONValue, files: [String: StoredObject]) -> JSONValue {
         switch value {
         case .object(let members):

@@ -151,6 +151,7 @@ public struct FileUploadTokens: Sendable {
         try await first(where: ["key": .string(key), "uploaded": false])
     }
 
+    /// The record of a token, whatever its state.
     private func record(_ token: String) async throws -> StoredObject? {
         try await first(where: ["tokenHash": .string(Self.hash(token))])
     }

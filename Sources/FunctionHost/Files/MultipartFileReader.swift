@@ -141,6 +141,7 @@ struct MultipartFileReader: Sendable {
         }
     }
 
+    /// Writes the first `end` bytes to the file.
     private static func write(_ bytes: [UInt8], upTo end: Int, to writer: FileBytesWriter) throws {
         guard end > 0 else { return }
         try bytes.withUnsafeBytes { try writer.write(UnsafeRawBufferPointer(rebasing: $0[0..<end])) }
