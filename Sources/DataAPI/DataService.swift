@@ -54,6 +54,8 @@ public struct DataService: Sendable {
             fields = Self.writable(event.object)
             context = event.context
         }
+        // `"ACL": null` (what the SDKs send for "none set") takes the class default, as a missing one does.
+        if fields["ACL"] == .null { fields["ACL"] = nil }
         if fields["ACL"] == nil, let acl = defaultACL(for: className, creator: caller.userId) { fields["ACL"] = acl }
         for (key, value) in fieldDefaults[className] ?? [:] where fields[key] == nil { fields[key] = value }
         // After the hook, which sees the password as the client sent it (as LeanEngine's do).
@@ -150,7 +152,8 @@ public struct DataService: Sendable {
             guard try await storage.classExists(className) else { throw Self.classNotFound }
             return nil
         }
-        return try await IncludeResolver(storage: storage, identities: identities).resolve([object], paths: include)[0]
+        let included = try await IncludeResolver(storage: storage, identities: identities).resolve([object], paths: include)
+        return try await FileValueResolver(storage: storage, identities: identities).resolve(included)[0]
     }
 
     /// The objects matching a query, with includes resolved, and their count when asked.
@@ -170,8 +173,15 @@ public struct DataService: Sendable {
         if let identities { query.predicate = .and([query.predicate, .readableBy(identities)].compactMap { $0 }) }
         let objects = query.limit == 0 ? [] : try await storage.find(query)
         let count = withCount ? try await storage.count(query) : nil
-        let resolved = try await IncludeResolver(storage: storage, identities: identities).resolve(objects, paths: query.include)
+        let included = try await IncludeResolver(storage: storage, identities: identities).resolve(objects, paths: query.include)
+        let resolved = try await FileValueResolver(storage: storage, identities: identities).resolve(included)
         return (resolved, count)
+    }
+
+    /// A written object as its writer is answered it (`fetchWhenSave`, fields a hook changed):
+    /// its File values filled in from their `_File` objects, as a fetch would.
+    public func answering(_ object: StoredObject, caller: Caller) async throws -> StoredObject {
+        try await FileValueResolver(storage: storage, identities: try await identities(of: caller)).resolve([object])[0]
     }
 
     /// The objects matching a query given as REST parameters (`where`, `order`, `limit`, ...),

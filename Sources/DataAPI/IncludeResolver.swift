@@ -1,6 +1,6 @@
 /// Replaces Pointers named by `include` paths (`author`, `post.author`) with the objects they
-/// point to, fetching each class's targets in one batch per level. File values (which name only
-/// their `_File` object's id) get the file's name, URL, type and metadata the same way.
+/// point to, fetching each class's targets in one batch per level. File values need no include:
+/// `FileValueResolver` answers every one of them.
 struct IncludeResolver: Sendable {
     let storage: any StorageEngine
     /// The caller's identities; objects their ACL hides stay Pointers. Nil for the master key.
@@ -45,9 +45,6 @@ struct IncludeResolver: Sendable {
                 return []
             }
             return [(className, id)]
-        case .object? where value?.typeTag == "File":
-            guard let id = (value?["objectId"] ?? value?["id"])?.stringValue else { return [] }
-            return [("_File", id)]
         case .array(let elements)?:
             return elements.flatMap { pointers(in: $0) }
         default:
@@ -64,13 +61,6 @@ struct IncludeResolver: Sendable {
             var json = object.restJSON()
             json["__type"] = "Object"
             json["className"] = .string(className)
-            return .object(json)
-        case .object where value.typeTag == "File":
-            guard let id = (value["objectId"] ?? value["id"])?.stringValue, let file = loaded["_File"]?[id] else {
-                return value
-            }
-            var json: [String: JSONValue] = ["__type": "File", "objectId": .string(id), "id": .string(id)]
-            for key in ["name", "url", "mime_type", "metaData"] { json[key] = file.fields[key] }
             return .object(json)
         case .array(let elements):
             return .array(elements.map { replacing($0, with: loaded) })

@@ -152,9 +152,11 @@ public enum FunctionHostServer {
             files: services.files, tokens: FileUploadTokens(files: services.files),
             ownersMayDelete: configuration.ownersMayDeleteFiles, publicURL: configuration.publicURL)
         let (accounts, verification) = (services.accounts, services.verification)
-        let endpoint = ObjectEndpoint(
+        var endpoint = ObjectEndpoint(
             data: data, accounts: accounts, verification: verification, publicURL: configuration.publicURL,
             logger: services.logger)
+        endpoint.files = services.files
+        endpoint.ownersMayDeleteFiles = configuration.ownersMayDeleteFiles
         for prefix in ["1", "1.1"] {
             let group = router.group(RouterPath(prefix))
             ObjectRoutes(endpoint: endpoint).register(on: group, prefix: prefix)

@@ -16,7 +16,7 @@ import Testing
         try await FileFixture.run { api, directory in
             let ada = try await FileFixture.signUp(api, "ada")
             let issued = try await api.post(
-                "/1.1/fileTokens", headers: ada.session, ["name": "photo.png", "metaData": ["width": 10]])
+                "/1.1/fileTokens", headers: ada.session, ["name": "photo.png", "metaData": ["width": 10, "size": 8]])
             #expect(issued.status == .ok, "\(issued)")
             let id = try #require(issued["objectId"]?.stringValue)
             let token = try #require(issued["token"]?.stringValue)

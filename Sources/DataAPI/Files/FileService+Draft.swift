@@ -11,6 +11,8 @@ extension FileService {
         public var acl: JSONValue?
         /// The size the client announced (`Content-Length`), before any byte arrived.
         public var declaredSize: Int?
+        /// Whether the URL ends with the file's name (`keep_file_name`), so that downloads keep it.
+        public var keepFileName = false
 
         /// Creates a draft; the MIME type defaults to the one of the name's extension.
         public init(
@@ -20,7 +22,8 @@ extension FileService {
             self.name = name
             self.mimeType = mimeType.flatMap { $0.isEmpty ? nil : $0 } ?? MIMEType.forName(name)
             self.metaData = metaData
-            self.acl = acl
+            // The JS, Python and PHP SDKs send `"ACL": null` for a file they gave no ACL.
+        self.acl = acl == .null ? nil : acl
             self.declaredSize = declaredSize
         }
 

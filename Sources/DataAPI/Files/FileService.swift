@@ -56,7 +56,8 @@ public struct FileService: Sendable {
         metaData["size"] = .int(Int64(stored.size))
         metaData["_checksum"] = .string(stored.md5)
         let fields: [String: JSONValue] = [
-            "key": .string(key), "url": .string(Self.url(of: key, baseURL: baseURL)), "provider": "local",
+            "key": .string(key), "url": .string(Self.url(of: key, name: prepared.draft.keepFileName ? prepared.draft.name : nil, baseURL: baseURL)),
+            "provider": "local",
             "bucket": "files",
         ]
         do {
@@ -165,9 +166,37 @@ public struct FileService: Sendable {
         }
     }
 
-    /// Where the content under `key` is served.
-    public static func url(of key: String, baseURL: String) -> String {
-        "\(baseURL)/files/\(key)"
+    /// Where the content under `key` is served; with a `name`, under that name (the key still
+    /// finds the file), percent-encoded as JavaScript's `encodeURIComponent` does.
+    public static func url(of key: String, name: String? = nil, baseURL: String) -> String {
+        guard let name else { return "\(baseURL)/files/\(key)" }
+        return "\(baseURL)/files/\(key)/\(percentEncoded(name))"
+    }
+
+    /// `encodeURIComponent`: every byte of the UTF-8 but ASCII letters, digits and `-_.!~*'()`.
+    static func percentEncoded(_ text: String) -> String {
+        let kept = Set("-_.!~*'()".utf8)
+        var out = ""
+        for byte in text.utf8 {
+            let isAlphanumeric = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
+            if isAlphanumeric || kept.contains(byte) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+
+    /// Whether `key` may name new content: a valid key that no file, no content and no live
+    /// upload token has yet. A key chosen by a client must never replace another file's bytes.
+    func isFreeKey(_ key: String) async throws -> Bool {
+        guard LocalFileStore.isValidKey(key), try content.content(forKey: key) == nil else { return false }
+        for environment in ["production", "staging"] {
+            let taken = try await EnvironmentStorage.$environment.withValue(environment) { try await file(key: key) }
+            if taken != nil { return false }
+        }
+        return true
     }
 
     /// A new key: 32 random hex digits, and the name's extension so that the URL shows the type.

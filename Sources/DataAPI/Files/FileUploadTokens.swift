@@ -36,17 +36,31 @@ public struct FileUploadTokens: Sendable {
     }
 
     /// Runs `beforeSaveFile` and issues a token for uploading the file.
-    public func issue(_ draft: FileService.Draft, caller: Caller) async throws -> Issued {
+    ///
+    /// - Parameter key: the storage key asked for (`key` in `fileTokens`). Only the master key
+    ///   chooses one, and only a free one (else 137); a client's is ignored, as the SDKs send one
+    ///   whatever the keys they hold.
+    public func issue(_ draft: FileService.Draft, key: String? = nil, caller: Caller) async throws -> Issued {
+        let chosen = caller.isMaster ? key.flatMap { $0.isEmpty ? nil : $0 } : nil
+        if let chosen {
+            guard LocalFileStore.isValidKey(chosen) else {
+                throw DataAPIError(.badParameters, "Invalid file key '\(chosen)': use letters, digits, '.', '_' and '-'.")
+            }
+            guard try await files.isFreeKey(chosen), try await pending(key: chosen) == nil else {
+                throw DataAPIError(.duplicateValue, "A file with the key '\(chosen)' already exists.")
+            }
+        }
         let prepared = try await files.prepare(draft, caller: caller)
         let token = ObjectID.randomHex(byteCount: 24)
         let issued = Issued(
-            token: token, objectId: ObjectID.make(), key: FileService.newKey(for: prepared.draft.name), draft: prepared.draft)
+            token: token, objectId: ObjectID.make(), key: chosen ?? FileService.newKey(for: prepared.draft.name),
+            draft: prepared.draft)
         var record: [String: JSONValue] = [
             "tokenHash": .string(Self.hash(token)), "fileId": .string(issued.objectId), "key": .string(issued.key),
             "name": .string(prepared.draft.name), "mime_type": .string(prepared.draft.mimeType),
             "metaData": .object(prepared.draft.metaData), "context": .object(prepared.context),
             "environment": .string(caller.environment), "expiresAt": .double(now().timeIntervalSince1970 + lifetime),
-            "used": false, "uploaded": false,
+            "used": false, "uploaded": false, "keepFileName": .bool(prepared.draft.keepFileName),
         ]
         record["caller"] = caller.user
         record["fileACL"] = prepared.draft.acl
@@ -73,9 +87,10 @@ public struct FileUploadTokens: Sendable {
             throw Self.invalid
         }
         let fields = record.fields
-        let draft = FileService.Draft(
+        var draft = FileService.Draft(
             name: fields["name"]?.stringValue ?? "file", mimeType: fields["mime_type"]?.stringValue,
             metaData: fields["metaData"]?.objectValue ?? [:], acl: fields["fileACL"])
+        draft.keepFileName = fields["keepFileName"] == true
         let caller = Caller(
             isMaster: false, environment: fields["environment"]?.stringValue ?? "production", user: fields["caller"])
         let object: StoredObject
@@ -131,11 +146,22 @@ public struct FileUploadTokens: Sendable {
         return record
     }
 
+    /// A token not yet redeemed that promises this key.
+    private func pending(key: String) async throws -> StoredObject? {
+        try await first(where: ["key": .string(key), "uploaded": false])
+    }
+
+    /// The record of a token, whatever its state.
     private func record(_ token: String) async throws -> StoredObject? {
+        try await first(where: ["tokenHash": .string(Self.hash(token))])
+    }
+
+    /// The first token record matching `where`.
+    private func first(where conditions: [String: JSONValue]) async throws -> StoredObject? {
         try await Self.inProduction {
             guard try await files.data.storage.classExists(Self.className) else { return nil }
             var query = ObjectQuery(className: Self.className, limit: 1)
-            query.predicate = try QueryPredicate(where: ["tokenHash": .string(Self.hash(token))])
+            query.predicate = try QueryPredicate(where: .object(conditions))
             return try await files.data.storage.find(query).first
         }
     }

@@ -52,6 +52,8 @@ public struct ObjectChanges: Sendable, Hashable {
                 throw DataAPIError(.invalidKeyName, "Invalid key name '\(key)': use letters, digits and _ (not a leading __ or a reserved name).")
             }
             if key == "ACL" {
+                // Every SDK sends `"ACL": null` for an object it gave no ACL: no ACL given.
+                if value == .null { continue }
                 fields[key] = .set(try ACL.validated(value))
                 continue
             }

@@ -175,7 +175,14 @@ extension QueryPredicate {
             guard case .string(let className)? = value["className"], case .string(let id)? = value["objectId"] else {
                 throw DataAPIError(.invalidQuery, "Invalid Pointer in the condition on \(key).")
             }
+            // Files are stored as File values (see ValueNormalizer), whichever way a client refers to them.
+            if className == "_File" { return ["__type": "File", "objectId": .string(id)] }
             return ["__type": "Pointer", "className": .string(className), "objectId": .string(id)]
+        case "File":
+            guard case .string(let id)? = value["objectId"] ?? value["id"] else {
+                throw DataAPIError(.invalidQuery, "Invalid File in the condition on \(key).")
+            }
+            return ["__type": "File", "objectId": .string(id)]
         case "GeoPoint":
             _ = try geoPoint(value, key: key)  // checks the coordinates are numbers in range
             return ["__type": "GeoPoint", "latitude": value["latitude"]!, "longitude": value["longitude"]!]

@@ -67,6 +67,8 @@ public struct ValueNormalizer: Sendable {
             else {
                 throw DataAPIError(.invalidPointer, "Invalid Pointer for \(field): className and objectId are required.")
             }
+            // The Swift SDK refers to a file as a Pointer to `_File`: it is stored as the File it means.
+            if className == "_File" { return ["__type": "File", "objectId": .string(objectId)] }
             guard Names.isValidClassName(className), classExists(className) else {
                 throw DataAPIError(.invalidPointer, "Invalid Pointer for \(field): class \(className) does not exist.")
             }
@@ -88,13 +90,13 @@ public struct ValueNormalizer: Sendable {
             }
             return ["__type": "GeoPoint", "latitude": m["latitude"]!, "longitude": m["longitude"]!]
         case "File":
-            // Files are referenced by id; LeanCloud SDKs send `objectId`, the Python SDK `id`.
+            // Files are referenced by id: LeanCloud's REST docs and the Objective-C and PHP SDKs
+            // send `id`, the JS SDK `objectId`. Only the reference is kept: answers take the url,
+            // name and metadata from the `_File` object, never from what a client wrote here.
             guard case .string(let id)? = m["objectId"] ?? m["id"], !id.isEmpty else {
                 throw DataAPIError(.incorrectType, "Invalid File for \(field): objectId is required.")
             }
-            var out: [String: JSONValue] = ["__type": "File", "objectId": .string(id)]
-            for key in ["url", "name", "mime_type", "metaData"] where m[key] != nil { out[key] = m[key] }
-            return .object(out)
+            return ["__type": "File", "objectId": .string(id)]
         default:
             throw DataAPIError(.incorrectType, "Unknown __type '\(type)' for \(field).")
         }

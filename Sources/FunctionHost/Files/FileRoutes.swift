@@ -47,13 +47,17 @@ struct FileRoutes: Sendable {
             guard let name = body["name"]?.stringValue else {
                 throw DataAPIError(.invalidFileName, "A file token needs the file's name.")
             }
-            let issued = try await tokens.issue(Self.draft(from: body, name: name), caller: context.caller)
+            var draft = Self.draft(from: body, name: name)
+            draft.keepFileName = body["keep_file_name"] == true
+            let issued = try await tokens.issue(draft, key: body["key"]?.stringValue, caller: context.caller)
             let base = request.linkBase(publicURL: publicURL)
+            let kept = issued.draft.keepFileName ? issued.draft.name : nil
             return JSONResponse([
                 "objectId": .string(issued.objectId), "token": .string(issued.token), "key": .string(issued.key),
                 "name": .string(issued.draft.name), "mime_type": .string(issued.draft.mimeType),
-                "url": .string(FileService.url(of: issued.key, baseURL: base)),
-                "upload_url": .string("\(base)/1.1/fileUploads/\(issued.token)"), "provider": "s3", "bucket": "files",
+                "url": .string(FileService.url(of: issued.key, name: kept, baseURL: base)),
+                "upload_url": .string("\(base)/1.1/fileUploads/\(issued.token)"),
+                "provider": .string(Self.provider(for: body)), "bucket": "files",
                 "createdAt": .string(ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())),
             ])
         }
@@ -64,6 +68,20 @@ struct FileRoutes: Sendable {
                 try await Self.copy(request.body, to: writer)
             }
             return JSONResponse(["objectId": .string(object.objectId)])
+        }
+        // The form upload of the `qcloud` (and `qiniu`) uploaders: the file is one part of a
+        // multipart body. The token in the path is the credential (`?sign=` repeats it).
+        group.post("fileUploads/:token") { request, context in
+            guard let boundary = MultipartFileReader.boundary(of: request.headers[.contentType]) else {
+                throw DataAPIError(.badParameters, "A form upload needs a multipart/form-data body.")
+            }
+            let object = try await tokens.upload(
+                token: try context.parameters.require("token"), baseURL: request.linkBase(publicURL: publicURL)
+            ) { writer in
+                try await MultipartFileReader(boundary: boundary).copyFile(from: request.body, to: writer)
+            }
+            // COS answers `code: 0`; the Objective-C qcloud uploader checks it.
+            return JSONResponse(["code": 0, "objectId": .string(object.objectId)])
         }
         group.post("fileCallback") { request, context in
             var request = request
@@ -124,6 +142,13 @@ struct FileRoutes: Sendable {
         FileService.Draft(
             name: name ?? body["name"]?.stringValue ?? "file", mimeType: body["mime_type"]?.stringValue,
             metaData: body["metaData"]?.objectValue ?? [:], acl: body["ACL"])
+    }
+
+    /// The uploader the SDK is told to use. `s3` (a PUT of the bytes) is what every SDK handles,
+    /// but the JS SDK refuses to PUT a stream whose size it wasn't told, and it tells no size for
+    /// streams (nor base64 data): without `metaData.size`, `qcloud` (a form POST, no size needed).
+    static func provider(for body: [String: JSONValue]) -> String {
+        body["metaData"]?["size"]?.isNumber == true ? "s3" : "qcloud"
     }
 
     private static func created(_ file: StoredObject) -> JSONResponse {

@@ -72,7 +72,7 @@ struct BatchRoutes: Sendable {
     }
 
     /// `/1.1/classes/Post/abc?fetchWhenSave=true` → (["classes", "Post", "abc"], ["fetchWhenSave": "true"]);
-    /// `/1.1/roles/abc` → (["classes", "_Role", "abc"], [:]).
+    /// `/1.1/roles/abc` → (["classes", "_Role", "abc"], [:]); `/1.1/files/abc` → (["classes", "_File", "abc"], [:]).
     private static func route(_ rawPath: String) -> ([String], [String: String]) {
         let parts = rawPath.split(separator: "?", maxSplits: 1)
         var segments = (parts.first ?? "").split(separator: "/").map(String.init)
@@ -81,6 +81,8 @@ struct BatchRoutes: Sendable {
         if let first = segments.first, let className = BatchSaveItem.aliases[first] {
             segments = ["classes", className] + segments.dropFirst()
         }
+        // `+[LCFile deleteWithFiles:]` batches `DELETE /1.1/files/<id>`: the `_File` of that id.
+        if segments.count == 2, segments[0] == "files" { segments = ["classes", "_File", segments[1]] }
         guard segments.first == "classes", (2...3).contains(segments.count) else { return ([], [:]) }
         return (segments, parts.count > 1 ? Request.formParameters(parts[1]) : [:])
     }

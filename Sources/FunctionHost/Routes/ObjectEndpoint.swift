@@ -14,6 +14,16 @@ struct ObjectEndpoint: Sendable {
     let publicURL: String?
     /// Where failures to send signup messages are logged.
     let logger: Logger
+    /// The files a `_File` object deleted through `/classes` is deleted as (bytes and file hooks);
+    /// nil deletes it as a plain object.
+    var files: FileService? = nil
+    /// Whether a file's owner may delete it without the master key (as for `DELETE /files/{id}`).
+    var ownersMayDeleteFiles = false
+
+    /// The class a path names: the iOS SDK writes `_File` as `_file`.
+    static func canonical(_ className: String) -> String {
+        className == "_file" ? "_File" : className
+    }
 
     func create(
         _ className: String, body: [String: JSONValue], parameters: [String: String], caller: Caller, prefix: String,
@@ -36,7 +46,7 @@ struct ObjectEndpoint: Sendable {
             // created).
             if Self.flag(parameters["failOnNotExist"]) { throw DataAPIError(.userNotFound, "Could not find user.") }
         }
-        let object = try await data.create(className, body: body, caller: caller)
+        var object = try await data.create(className, body: body, caller: caller)
         if className == "_User" {
             do {
                 try await verification.sendSignupMessages(to: object, linkBase: linkBase ?? publicURL ?? "http://localhost")
@@ -50,11 +60,14 @@ struct ObjectEndpoint: Sendable {
         var json: [String: JSONValue] = ["objectId": .string(object.objectId), "createdAt": .string(object.createdAt)]
         // A signup answers with the new user's session, as LeanCloud's does.
         if className == "_User" { json["sessionToken"] = object.fields["sessionToken"] }
+        let hookChanged = data.hooks?.hasHook(.beforeSave, for: className, caller: caller) == true
         // A third-party or anonymous signup answers with the whole user, authData included, as
         // LeanCloud's does: the SDK keeps it as the current user.
-        if fetchWhenSave || (className == "_User" && body["authData"] != nil) {
+        let whole = fetchWhenSave || (className == "_User" && body["authData"] != nil)
+        if whole || hookChanged { object = try await data.answering(object, caller: caller) }
+        if whole {
             json = object.restJSON().merging(json) { _, signup in signup }
-        } else if data.hooks?.hasHook(.beforeSave, for: className, caller: caller) == true {
+        } else if hookChanged {
             // The client gets back what a beforeSave hook changed, so it holds what was stored.
             for (key, value) in object.fields where key != "ACL" && body[key] != value { json[key] = value }
         }
@@ -67,13 +80,15 @@ struct ObjectEndpoint: Sendable {
         var body = body
         let fetchWhenSave = Self.fetchWhenSave(&body, parameters)
         let caller = try Self.skippingHooks(&body, caller: caller)
-        let (object, changedKeys) = try await data.update(
+        var (object, changedKeys) = try await data.update(
             className, id: id, body: body, condition: try Self.condition(parameters), caller: caller)
+        let hookChanged = data.hooks?.hasHook(.beforeUpdate, for: className, caller: caller) == true
+        if fetchWhenSave || hookChanged { object = try await data.answering(object, caller: caller) }
         var json: [String: JSONValue] = ["objectId": .string(object.objectId), "updatedAt": .string(object.updatedAt)]
         if fetchWhenSave {
             // LeanCloud answers an update with the new values of the fields it changed.
             for key in changedKeys { json[key] = object.fields[key] }
-        } else if data.hooks?.hasHook(.beforeUpdate, for: className, caller: caller) == true {
+        } else if hookChanged {
             // ... and here also with what a beforeUpdate hook changed, which LeanCloud never applies.
             for key in changedKeys where body[key] != object.fields[key] && !Self.isOperation(body[key]) {
                 json[key] = object.fields[key]
@@ -89,6 +104,7 @@ struct ObjectEndpoint: Sendable {
     ) async throws -> JSONResponse {
         var body = body
         let caller = try Self.skippingHooks(&body, caller: caller)
+        let className = Self.canonical(className)
         let condition = try Self.condition(parameters)
         let ids = id.split(separator: ",", omittingEmptySubsequences: true).map(String.init)
         if ids.count > 1 {
@@ -103,12 +119,19 @@ struct ObjectEndpoint: Sendable {
             }
         }
         for id in ids {
+            if className == "_File", let files {
+                // Deleting a `_File` is deleting the file: its bytes too, its hooks, `/files/{id}`'s
+                // permissions.
+                try await files.delete(id: id, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
+                continue
+            }
             try await data.delete(className, id: id, condition: condition, caller: caller)
         }
         return JSONResponse([:])
     }
 
     func fetch(_ className: String, id: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {
+        let className = Self.canonical(className)
         let include = parameters["include"].map(ObjectQuery.includePaths) ?? []
         guard let object = try await data.fetch(className, id: id, include: include, caller: caller) else {
             return JSONResponse([:])
@@ -119,6 +142,7 @@ struct ObjectEndpoint: Sendable {
     }
 
     func find(_ className: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {
+        let className = Self.canonical(className)
         let withCount = Self.flag(parameters["count"])
         let (query, objects, count) = try await data.find(
             className, parameters: parameters, withCount: withCount, caller: caller)

@@ -72,9 +72,16 @@ extension OpenAPIDocument {
         APIOperation("delete", "/files/{file}", tag: "Files", "Delete a file (master key, or its owner when allowed)."),
         APIOperation(
             "post", "/fileTokens", tag: "Files", "Get a token and an upload url for a file.",
-            body: APIOperation.object(["name": "string", "mime_type": "string", "metaData": "object", "ACL": "object"])),
+            body: APIOperation.object([
+                "name": "string", "mime_type": "string", "metaData": "object", "ACL": "object", "keep_file_name": "boolean",
+                "key": "string",
+            ])),
         APIOperation(
             "put", "/fileUploads/{token}", tag: "Files", "Upload a token's bytes (the token is the credential).", access: .open,
+            body: ["type": "string", "format": "binary"]),
+        APIOperation(
+            "post", "/fileUploads/{token}", tag: "Files",
+            "Upload a token's bytes as the file part of a multipart form (the qcloud and qiniu uploaders).", access: .open,
             body: ["type": "string", "format": "binary"]),
         APIOperation(
             "post", "/fileCallback", tag: "Files", "Report a token upload's result (false removes the file).",
