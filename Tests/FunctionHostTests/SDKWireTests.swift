@@ -160,6 +160,30 @@ import Testing
         }
     }
 
+    /// A relation query that names the owner's class and `redirectClassNameForKey` (the JS
+    /// SDK's `relation.query()` when it doesn't know the target) is served from the target class
+    /// and says which (`className`); an owner the caller can't read redirects nothing.
+    @Test func redirectClassNameForKey() async throws {
+        try await TestServer.run { api in
+            let ann = try await api.create("Person", ["name": "ann"])
+            let member: JSONValue = ["__type": "Pointer", "className": "Person", "objectId": .string(ann)]
+            let open = try await api.create("Group", ["members": ["__op": "AddRelation", "objects": [member]]])
+            let closed = try await api.create(
+                "Group", ["members": ["__op": "AddRelation", "objects": [member]], "ACL": [:]], headers: Headers.master)
+            func query(_ group: String) -> [String: String] {
+                let related: JSONValue = [
+                    "$relatedTo": ["object": ["__type": "Pointer", "className": "Group", "objectId": .string(group)], "key": "members"]
+                ]
+                return ["where": related.jsonString, "redirectClassNameForKey": "members"]
+            }
+            let reply = try await api.get("/1.1/classes/Group" + queryString(query(open)))
+            #expect(reply["className"] == "Person", "\(reply)")
+            #expect(reply["results"]?.arrayValue?.compactMap { $0["name"]?.stringValue } == ["ann"], "\(reply)")
+            let hidden = try await api.get("/1.1/classes/Group" + queryString(query(closed)))
+            #expect(hidden["className"] == nil && hidden["results"] == [], "\(hidden)")
+        }
+    }
+
     /// LeanEngine's platform endpoints answer as a LeanEngine does: a rejection is 400 code 1
     /// with the hook's own message, a crash 500 code 1; the storage path keeps its 142.
     @Test func platformEndpointsAnswerAsLeanEngine() async throws {

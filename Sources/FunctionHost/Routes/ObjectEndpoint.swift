@@ -142,7 +142,11 @@ struct ObjectEndpoint: Sendable {
     }
 
     func find(_ className: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {
-        let className = Self.canonical(className)
+        var className = Self.canonical(className)
+        // A relation query whose target class the client doesn't know: it names the owner's
+        // class and the relation's key, and the answer says which class it found (`className`).
+        let redirected = try await relationTarget(className, parameters: parameters, caller: caller)
+        if let redirected { className = redirected }
         let withCount = Self.flag(parameters["count"])
         let (query, objects, count) = try await data.find(
             className, parameters: parameters, withCount: withCount, caller: caller)
@@ -152,7 +156,22 @@ struct ObjectEndpoint: Sendable {
         }
         var body: [String: JSONValue] = ["results": .array(results)]
         if let count { body["count"] = .int(Int64(count)) }
+        if let redirected { body["className"] = .string(redirected) }
         return JSONResponse(.object(body))
+    }
+
+    /// The class `redirectClassNameForKey=key` sends a query to: the target of relation `key`
+    /// on the `$relatedTo` owner, read as the caller reads it (an owner it can't read redirects
+    /// nothing); nil without the parameter.
+    private func relationTarget(_ className: String, parameters: [String: String], caller: Caller) async throws -> String? {
+        guard let key = parameters["redirectClassNameForKey"], !key.isEmpty, let whereText = parameters["where"],
+            let predicate = try? JSONValue(parsing: Array(whereText.utf8)),
+            let owner = predicate["$relatedTo"]?["object"], owner["className"]?.stringValue == className,
+            let ownerId = owner["objectId"]?.stringValue, predicate["$relatedTo"]?["key"]?.stringValue == key
+        else { return nil }
+        let object = try await data.fetch(className, id: ownerId, include: [], caller: caller)
+        guard let relation = object?.fields[key], relation.typeTag == "Relation" else { return nil }
+        return relation["className"]?.stringValue
     }
 
     /// Whether the answer carries the saved fields: `fetchWhenSave` in the query or the body,
