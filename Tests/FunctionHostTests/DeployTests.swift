@@ -98,6 +98,24 @@ import Testing
         }
     }
 
+    /// A JavaScript function named as a Swift function of the host is refused at deploy, with
+    /// both named; at start the Swift one is kept and the clash logged.
+    @Test func aNameDefinedInSwiftAndJavaScriptIsRefusedAtDeploy() async throws {
+        var functions = FunctionRegistry()
+        functions.define("swiftHello") { _ in "Hello world!" }
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await TestServer.run(dataDirectory: directory, functions: functions, functionsDirectory: directory) { api in
+            let clash = try await api.post(
+                "/1.1/engine/deploys", headers: Headers.master,
+                ["environment": "staging", "files": ["cloud.js": "AV.Cloud.define('swiftHello', function () { return 'js'; });"]])
+            expectError(clash, code: 1, status: .badRequest)
+            let message = clash["error"]?.stringValue ?? ""
+            #expect(message.contains("'swiftHello'") && message.contains("Swift") && message.contains("JavaScript"), "\(message)")
+            #expect(try await api.post("/1.1/functions/swiftHello", headers: Self.staging, [:])["result"] == "Hello world!")
+        }
+    }
+
     @Test func versionsSurviveARestartAndChangedFilesBecomeANewVersion() async throws {
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
