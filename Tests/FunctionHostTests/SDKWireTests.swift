@@ -250,3 +250,27 @@ import Testing
         }
     }
 }
+
+/// LeanEngine's hook request as the platform sends it: the body's `user` is the hook's
+/// `request.currentUser`.
+@Suite struct PlatformHookUserTests {
+    @Test func theBodysUserIsTheHooksCurrentUser() async throws {
+        let cloud = """
+            AV.Cloud.beforeSave('Todo', function (request) {
+              var user = request.currentUser;
+              request.object.set('by', user ? user.get('username') : null);
+              request.object.set('byId', user ? user.id : null);
+            });
+            """
+        try await JSDataServer.run(["cloud.js": cloud]) { api in
+            let hook = Headers.make([("X-LC-Hook-Key", "hook")])
+            let reply = try await api.post(
+                "/1.1/functions/Todo/beforeSave", headers: hook,
+                ["object": ["title": "t"], "user": ["objectId": "u1", "username": "ada", "__type": "Object", "className": "_User"]])
+            #expect(reply.status == .ok, "\(reply)")
+            #expect(reply["by"] == "ada" && reply["byId"] == "u1", "\(reply)")
+            let anonymous = try await api.post("/1.1/functions/Todo/beforeSave", headers: hook, ["object": ["title": "t"]])
+            #expect(anonymous["by"] == .null, "\(anonymous)")
+        }
+    }
+}
