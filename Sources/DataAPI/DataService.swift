@@ -181,7 +181,9 @@ public struct DataService: Sendable {
     /// A written object as its writer is answered it (`fetchWhenSave`, fields a hook changed):
     /// its File values filled in from their `_File` objects, as a fetch would.
     public func answering(_ object: StoredObject, caller: Caller) async throws -> StoredObject {
-        try await FileValueResolver(storage: storage, identities: try await identities(of: caller)).resolve([object])[0]
+        // Most writes hold no File: they skip the caller's role lookup a resolve needs.
+        guard FileValueResolver.holdsFiles(object) else { return object }
+        return try await FileValueResolver(storage: storage, identities: try await identities(of: caller)).resolve([object])[0]
     }
 
     /// The objects matching a query given as REST parameters (`where`, `order`, `limit`, ...),

@@ -33,6 +33,13 @@ struct FileValueResolver: Sendable {
         }
     }
 
+    /// Whether any of the object's fields holds a File value, at any depth.
+    static func holdsFiles(_ object: StoredObject) -> Bool {
+        var ids: Set<String> = []
+        for value in object.fields.values { collect(value, into: &ids) }
+        return !ids.isEmpty
+    }
+
     /// The `_File` id a File value names (`objectId`, or `id` as the Objective-C SDK writes it).
     static func fileId(of value: JSONValue) -> String? {
         guard value.typeTag == "File" else { return nil }

@@ -81,9 +81,9 @@ private struct IdentityHost: SandboxHost {
         }
     }
 
-    /// The name checked in Swift is the name that runs: an answer from another function is
-    /// refused, and an unknown name never lands on an internal function.
-    @Test func anotherFunctionsAnswerIsRefused() async throws {
+    /// An internal function runs in process; an unknown name is the 404 error and never lands
+    /// on another function.
+    @Test func anUnknownNameNeverLandsOnAnotherFunction() async throws {
         let code = try await Self.load()
         #expect(try await Self.call(code, "adminOnly", [:]) == "the internal function ran", "callable in process")
         let missing = try await code.call(
@@ -93,6 +93,19 @@ private struct IdentityHost: SandboxHost {
             return
         }
         #expect(error.code == 1 && error.status == 404)
+    }
+
+    /// Code that rewires the entry point to run another function (here: the internal one)
+    /// gets its answer refused: the name Swift checked is the name that must have run.
+    @Test func anAnswerFromAnotherFunctionIsRefused() async throws {
+        let rewired = Self.source + """
+            var invoke = __fhInvoke;
+            __fhInvoke = function (id, name, request, mode) { return invoke(id, 'adminOnly', request, mode); };
+            """
+        let code = try await CloudCode(files: [("cloud.js", rewired)], workerCount: 1)
+        await #expect(throws: ScriptError.self) {
+            _ = try await code.call("echo", request: ["params": [:]], host: NoHost(), cpuLimit: 5, deadline: .now + .seconds(5))
+        }
     }
 
     /// A promise shared through module state (a single-flight loader) runs one call's
