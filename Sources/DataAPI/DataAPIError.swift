@@ -39,6 +39,9 @@ public struct DataAPIError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let readOnlyField = Code(rawValue: 117)
         /// 119: the operation is not allowed for this caller.
         public static let operationForbidden = Code(rawValue: 119)
+        /// 403: the class's permissions don't give the caller this action (LeanCloud's
+        /// "Forbidden to find by class permissions.").
+        public static let forbiddenByClassPermissions = Code(rawValue: 403)
         /// 121: a nested key contains `$` or `.`.
         public static let invalidNestedKey = Code(rawValue: 121)
         /// 123: invalid ACL.

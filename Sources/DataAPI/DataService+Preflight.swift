@@ -1,13 +1,20 @@
 extension DataService {
-    /// Checks, without writing, what `create` (`id` nil) or `update` would check before running
-    /// any hook: the class rules, then for an update the caller's write access, that the object
+    /// Checks, without writing, what `create` (`id` nil), `update` or (`deleting`) `delete` would
+    /// check before running any hook: the class rules and permissions, the fields `body` writes,
+    /// then for an existing object the caller's write access, that the object
     /// exists (101) and that it matches `condition` (305), in that order, so the answer tells
     /// the caller nothing the write itself wouldn't. A multi-object save checks every object
     /// first, so one refused object fails the call before any other is written.
-    public func checkWrite(_ className: String, id: String?, condition: QueryPredicate?, caller: Caller) async throws {
+    public func checkWrite(
+        _ className: String, id: String?, body: [String: JSONValue] = [:], condition: QueryPredicate?, caller: Caller,
+        deleting: Bool = false
+    ) async throws {
         try checkWritable(className, id: id, caller: caller)
+        let access = try await access(for: caller)
+        try await access.check(deleting ? .delete : id == nil ? .create : .update, on: className)
+        if !deleting { try await access.checkWritableFields(body, of: className) }
         guard let id else { return }
-        try await checkWriteAccess(className, id: id, caller: caller)
+        let condition = try await checkObjectAccess(access, className, id: id, condition: condition)
         guard try await storage.fetch(className, id: id) != nil else {
             throw DataAPIError(.objectNotFound, "Object not found.")
         }

@@ -27,7 +27,28 @@ extension DataService {
         for (field, type) in try await storage.fieldTypes(of: className) where !Self.hiddenFields(of: className).contains(field) {
             fields[field] = ["type": .string(type.rawValue)]
         }
+        // Field permissions ride on the descriptors, as in LeanCloud's schema export.
+        for (field, flags) in try await classSettings(of: className).fields {
+            guard case .object(var descriptor)? = fields[field], case .object(let set) = flags.json else { continue }
+            descriptor.merge(set) { _, flag in flag }
+            fields[field] = .object(descriptor)
+        }
         return .object(fields)
+    }
+
+    /// `GET /schemas/{Class}/permissions` and the answer of `PUT /schemas/{Class}` (master key):
+    /// the class settings in force, in the shape of an export's `<Class>_all.json`.
+    public func settingsDocument(of className: String, caller: Caller) async throws -> JSONValue {
+        try checkClassName(className)
+        guard caller.isMaster else { throw DataAPIError(.operationForbidden, "Reading schemas needs the master key.") }
+        return Self.document(className, try await classSettings(of: className))
+    }
+
+    /// The settings of a class as `PUT /schemas/{Class}` answers them.
+    public static func document(_ className: String, _ settings: ClassSettings) -> JSONValue {
+        guard case .object(var members) = settings.json else { return settings.json }
+        members["className"] = .string(className)
+        return .object(members)
     }
 
     /// Fields never shown, whatever the caller.

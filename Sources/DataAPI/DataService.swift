@@ -23,6 +23,9 @@ public struct DataService: Sendable {
     /// decides who holds the rights an app gives that role.
     public var anyoneCreatesRoles = false
 
+    /// Class settings read from storage, kept a second (shared by copies of the service).
+    let settingsStore = ClassSettingsStore()
+
     /// Creates a service over a storage engine; `knownClass` answers pointer-target checks.
     public init(storage: any StorageEngine, knownClass: @escaping @Sendable (String) -> Bool) {
         self.storage = storage
@@ -47,6 +50,9 @@ public struct DataService: Sendable {
         _ className: String, body: [String: JSONValue], objectId: String? = nil, caller: Caller
     ) async throws -> StoredObject {
         try checkWritable(className, id: nil, caller: caller)
+        let access = try await access(for: caller)
+        try await access.check(.create, on: className)
+        try await access.checkWritableFields(body, of: className)
         var fields = body
         var context: [String: JSONValue] = [:]
         if let hooks = hooks(.beforeSave, className, caller) {
@@ -77,7 +83,10 @@ public struct DataService: Sendable {
         _ className: String, id: String, body: [String: JSONValue], condition: QueryPredicate? = nil, caller: Caller
     ) async throws -> (object: StoredObject, changedKeys: [String]) {
         try checkWritable(className, id: id, caller: caller)
-        try await checkWriteAccess(className, id: id, caller: caller)
+        let access = try await access(for: caller)
+        try await access.check(.update, on: className)
+        try await access.checkWritableFields(body, of: className)
+        let condition = try await checkObjectAccess(access, className, id: id, condition: condition)
         let before = hooks(.beforeUpdate, className, caller)
         let after = hooks(.afterUpdate, className, caller)
         var fields = body
@@ -111,7 +120,9 @@ public struct DataService: Sendable {
     /// Deletes an object, if it matches `condition`, running `beforeDelete` and `afterDelete`.
     public func delete(_ className: String, id: String, condition: QueryPredicate? = nil, caller: Caller) async throws {
         try checkWritable(className, id: id, caller: caller)
-        try await checkWriteAccess(className, id: id, caller: caller)
+        let access = try await access(for: caller)
+        try await access.check(.delete, on: className)
+        let condition = try await checkObjectAccess(access, className, id: id, condition: condition)
         let before = hooks(.beforeDelete, className, caller)
         let after = hooks(.afterDelete, className, caller)
         guard before != nil || after != nil else {
@@ -142,18 +153,16 @@ public struct DataService: Sendable {
         _ className: String, id: String, include: [String] = [], caller: Caller
     ) async throws -> StoredObject? {
         try checkClassName(className)
-        try checkInternal(className, caller: caller)
         try await checkIncludes(include, of: className)
-        let identities = try await identities(of: caller)
+        let access = try await access(for: caller)
+        try await access.check(.get, on: className)
         // An object the caller may not read is answered as one that doesn't exist.
-        guard let object = try await storage.fetch(className, id: id),
-            identities.map({ ACLCheck.allows(object, .read, to: $0) }) ?? true
-        else {
+        guard let object = try await storage.fetch(className, id: id), access.canRead(object) else {
             guard try await storage.classExists(className) else { throw Self.classNotFound }
             return nil
         }
-        let included = try await IncludeResolver(storage: storage, identities: identities).resolve([object], paths: include)
-        return try await FileValueResolver(storage: storage, identities: identities).resolve(included)[0]
+        let included = try await IncludeResolver(access: access).resolve([try await access.view(object)], paths: include)
+        return try await FileValueResolver(storage: storage, identities: access.identities).resolve(included)[0]
     }
 
     /// The objects matching a query, with includes resolved, and their count when asked.
@@ -161,29 +170,32 @@ public struct DataService: Sendable {
         objects: [StoredObject], count: Int?
     ) {
         try checkClassName(query.className)
-        try checkInternal(query.className, caller: caller)
-        if query.className == "_User", !caller.isMaster, !openUserQueries {
-            throw DataAPIError(.operationForbidden, "Users can't be queried by clients: use the master key or cloud code.")
-        }
+        let access = try await access(for: caller)
+        // Every class, field and subquery of the query is checked, and rows the caller can't
+        // read are filtered in the query itself (subqueries included), so pages and counts agree.
+        let query = try await access.authorized(query)
         guard try await storage.classExists(query.className) else { throw Self.classNotFound }
         try await checkIncludes(query.include, of: query.className)
-        var query = query
-        let identities = try await identities(of: caller)
-        // Rows the caller can't read are filtered in the query itself, so pages and counts agree.
-        if let identities { query.predicate = .and([query.predicate, .readableBy(identities)].compactMap { $0 }) }
-        let objects = query.limit == 0 ? [] : try await storage.find(query)
+        var objects = query.limit == 0 ? [] : try await storage.find(query)
         let count = withCount ? try await storage.count(query) : nil
-        let included = try await IncludeResolver(storage: storage, identities: identities).resolve(objects, paths: query.include)
-        let resolved = try await FileValueResolver(storage: storage, identities: identities).resolve(included)
+        for index in objects.indices { objects[index] = try await access.view(objects[index]) }
+        let included = try await IncludeResolver(access: access).resolve(objects, paths: query.include)
+        let resolved = try await FileValueResolver(storage: storage, identities: access.identities).resolve(included)
         return (resolved, count)
     }
 
     /// A written object as its writer is answered it (`fetchWhenSave`, fields a hook changed):
-    /// its File values filled in from their `_File` objects, as a fetch would.
-    public func answering(_ object: StoredObject, caller: Caller) async throws -> StoredObject {
-        // Most writes hold no File: they skip the caller's role lookup a resolve needs.
-        guard FileValueResolver.holdsFiles(object) else { return object }
-        return try await FileValueResolver(storage: storage, identities: try await identities(of: caller)).resolve([object])[0]
+    /// the caller's view of it, its File values filled in from their `_File` objects, as a fetch
+    /// would. Nil when the caller may not read it: then a write answers only what it sent.
+    ///
+    /// - Parameter asUser: the user whose view it is when that isn't the caller's (a signup
+    ///   answers the new user its own private fields).
+    public func answering(_ object: StoredObject, caller: Caller, asUser: String? = nil) async throws -> StoredObject? {
+        let access = try await access(for: caller)
+        guard access.canRead(object) || (asUser != nil && asUser == object.objectId) else { return nil }
+        let viewed = access.isMaster ? object : try await access.view(object, asUser: asUser ?? caller.userId)
+        guard FileValueResolver.holdsFiles(viewed) else { return viewed }
+        return try await FileValueResolver(storage: storage, identities: access.identities).resolve([viewed])[0]
     }
 
     /// The objects matching a query given as REST parameters (`where`, `order`, `limit`, ...),
@@ -275,13 +287,6 @@ public struct DataService: Sendable {
             throw DataAPIError(
                 .invalidClassName,
                 "Invalid class name '\(className)': use letters, digits and _, starting with a letter.")
-        }
-    }
-
-    /// The host's own classes (codes, outbox) are the master key's alone.
-    private func checkInternal(_ className: String, caller: Caller) throws(DataAPIError) {
-        if !caller.isMaster, Names.internalClasses.contains(className) {
-            throw DataAPIError(.operationForbidden, "\(className) is read with the master key only.")
         }
     }
 

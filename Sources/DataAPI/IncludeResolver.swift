@@ -1,10 +1,12 @@
 /// Replaces Pointers named by `include` paths (`author`, `post.author`) with the objects they
 /// point to, fetching each class's targets in one batch per level. File values need no include:
 /// `FileValueResolver` answers every one of them.
+///
+/// An object the caller may not get (its ACL, its class's `get` permission, an internal class)
+/// stays a Pointer; one it may is answered as the caller's view of it.
 struct IncludeResolver: Sendable {
-    let storage: any StorageEngine
-    /// The caller's identities; objects their ACL hides stay Pointers. Nil for the master key.
-    var identities: [String]? = nil
+    /// The caller's rights.
+    let access: Access
 
     func resolve(_ objects: [StoredObject], paths: [String]) async throws -> [StoredObject] {
         if paths.isEmpty || objects.isEmpty { return objects }
@@ -25,8 +27,14 @@ struct IncludeResolver: Sendable {
             }
             var loaded: [String: [String: StoredObject]] = [:]
             for (className, ids) in wanted {
-                var fetched = try await storage.fetch(className, ids: Array(ids))
-                if let identities { fetched = fetched.filter { ACLCheck.allows($0, .read, to: identities) } }
+                guard Names.isValidClassName(className), !(!access.isMaster && Names.internalClasses.contains(className)),
+                    try await access.allows(.get, on: className)
+                else { continue }
+                var fetched: [StoredObject] = []
+                for object in try await access.service.storage.fetch(className, ids: Array(ids)) where access.canRead(object) {
+                    // The view first: a hidden field's Pointer is not followed.
+                    fetched.append(try await access.view(object))
+                }
                 fetched = try await resolve(fetched, paths: rest)
                 loaded[className] = Dictionary(fetched.map { ($0.objectId, $0) }, uniquingKeysWith: { a, _ in a })
             }

@@ -274,9 +274,10 @@ import Testing
             let ada = try await FileFixture.signUp(api, "ada")
             let file = try await FileFixture.upload(api, "mine.txt", "mine", headers: ada.session)
             let id = try #require(file["objectId"]?.stringValue)
-            expectError(try await api.delete("/1.1/files/\(id)"), code: 119, status: .forbidden)
+            // `_File`'s delete is closed by default (LeanCloud's class permission).
+            expectError(try await api.delete("/1.1/files/\(id)"), code: 403, status: .forbidden)
             // Even its owner: ownersMayDeleteFiles is off.
-            expectError(try await api.delete("/1.1/files/\(id)", headers: ada.session), code: 119, status: .forbidden)
+            expectError(try await api.delete("/1.1/files/\(id)", headers: ada.session), code: 403, status: .forbidden)
             #expect(try await api.get("/1.1/files/\(id)").status == .ok)
             #expect(try await api.get(try FileFixture.path(file["url"]), headers: Headers.none).text == "mine")
         }
@@ -291,10 +292,10 @@ import Testing
             let anonymous = try await FileFixture.upload(api, "anon.txt", "nobody's")
             let anonymousId = try #require(anonymous["objectId"]?.stringValue)
 
-            expectError(try await api.delete("/1.1/files/\(id)"), code: 119, status: .forbidden)
-            expectError(try await api.delete("/1.1/files/\(id)", headers: bob.session), code: 119, status: .forbidden)
+            expectError(try await api.delete("/1.1/files/\(id)"), code: 403, status: .forbidden)
+            expectError(try await api.delete("/1.1/files/\(id)", headers: bob.session), code: 403, status: .forbidden)
             // A file nobody owns ("unknown") is nobody's to delete but the master key's.
-            expectError(try await api.delete("/1.1/files/\(anonymousId)", headers: ada.session), code: 119, status: .forbidden)
+            expectError(try await api.delete("/1.1/files/\(anonymousId)", headers: ada.session), code: 403, status: .forbidden)
             #expect(try await api.get(try FileFixture.path(file["url"]), headers: Headers.none).text == "ada's")
 
             let deleted = try await api.delete("/1.1/files/\(id)", headers: ada.session)

@@ -45,12 +45,22 @@ extension DataService {
         return try await storage.find(query)
     }
 
-    /// Refuses a write the caller's identities don't allow by the object's ACL (119).
-    func checkWriteAccess(_ className: String, id: String, caller: Caller) async throws {
-        guard let identities = try await identities(of: caller),
-            let object = try await storage.fetch(className, id: id),
-            !ACLCheck.allows(object, .write, to: identities)
-        else { return }
-        throw DataAPIError(.operationForbidden, "Forbidden to write this object: its ACL doesn't allow it.")
+    /// Refuses a write the caller's identities don't allow by the object's ACL (119), and a
+    /// conditional one on an object the caller can't read (119: its `where` would tell the
+    /// caller what its fields hold). Returns the condition with its subqueries restricted to
+    /// what the caller may find.
+    func checkObjectAccess(
+        _ access: Access, _ className: String, id: String, condition: QueryPredicate?
+    ) async throws -> QueryPredicate? {
+        guard let identities = access.identities else { return condition }
+        if let object = try await storage.fetch(className, id: id) {
+            guard ACLCheck.allows(object, .write, to: identities) else {
+                throw DataAPIError(.operationForbidden, "Forbidden to write this object: its ACL doesn't allow it.")
+            }
+            if condition != nil, !ACLCheck.allows(object, .read, to: identities) {
+                throw DataAPIError(.operationForbidden, "A conditional write needs read access to the object.")
+            }
+        }
+        return try await access.authorized(condition: condition, of: className)
     }
 }

@@ -6,9 +6,9 @@ public enum Names {
     ])
 
     /// System classes the host keeps for itself (verification codes, the message outbox, deploy
-    /// versions and environments, upload tokens): only the master key reads or writes them.
+    /// versions and environments, upload tokens, class settings): only the master key reads or writes them.
     public static let internalClasses: Set<String> = [
-        "_VerificationCode", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment", "_FileToken",
+        "_VerificationCode", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment", "_FileToken", "_ClassSettings",
     ]
 
     /// Fields that carry transport information in request bodies (browser SDKs tunnel method,

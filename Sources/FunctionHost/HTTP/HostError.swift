@@ -56,7 +56,7 @@ public struct HostError: Error, Sendable {
     private static func status(for code: DataAPIError.Code) -> HTTPResponse.Status {
         switch code {
         case .objectNotFound: return .notFound
-        case .operationForbidden: return .forbidden
+        case .operationForbidden, .forbiddenByClassPermissions: return .forbidden
         case .codeRequestedTooOften: return .tooManyRequests
         case .messageNotSent: return .badGateway
         case .storageFailure: return .internalServerError

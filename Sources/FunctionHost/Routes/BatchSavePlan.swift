@@ -70,11 +70,11 @@ struct BatchSavePlan: Sendable {
         for (item, action) in steps {
             switch action {
             case .create:
-                try await data.checkWrite(item.className, id: nil, condition: nil, caller: caller)
+                try await data.checkWrite(item.className, id: nil, body: item.fields, condition: nil, caller: caller)
             case .update(let id):
                 guard checked.insert(item.className + "/" + id).inserted else { continue }
                 let condition = try item.condition.map { try QueryPredicate(whereText: $0) }
-                try await data.checkWrite(item.className, id: id, condition: condition, caller: caller)
+                try await data.checkWrite(item.className, id: id, body: item.fields, condition: condition, caller: caller)
             case .updateCreated:
                 continue
             }

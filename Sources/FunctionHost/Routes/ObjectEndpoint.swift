@@ -64,12 +64,17 @@ struct ObjectEndpoint: Sendable {
         // A third-party or anonymous signup answers with the whole user, authData included, as
         // LeanCloud's does: the SDK keeps it as the current user.
         let whole = fetchWhenSave || (className == "_User" && body["authData"] != nil)
-        if whole || hookChanged { object = try await data.answering(object, caller: caller) }
-        if whole {
-            json = object.restJSON().merging(json) { _, signup in signup }
-        } else if hookChanged {
+        guard whole || hookChanged else { return JSONResponse(status: .created, .object(json), headers: headers) }
+        // A new user is answered its own view, though nobody was signed in to ask.
+        let answered = try await data.answering(object, caller: caller, asUser: className == "_User" ? object.objectId : nil)
+        if let answered, whole {
+            json = answered.restJSON().merging(json) { _, signup in signup }
+        } else if let answered {
             // The client gets back what a beforeSave hook changed, so it holds what was stored.
-            for (key, value) in object.fields where key != "ACL" && body[key] != value { json[key] = value }
+            for (key, value) in answered.fields where key != "ACL" && body[key] != value { json[key] = value }
+        } else if whole {
+            // An object its creator can't read: only what the creator sent itself.
+            json.merge(Self.literals(body)) { server, _ in server }
         }
         return JSONResponse(status: .created, .object(json), headers: headers)
     }
@@ -80,11 +85,16 @@ struct ObjectEndpoint: Sendable {
         var body = body
         let fetchWhenSave = Self.fetchWhenSave(&body, parameters)
         let caller = try Self.skippingHooks(&body, caller: caller)
-        var (object, changedKeys) = try await data.update(
+        let (written, changedKeys) = try await data.update(
             className, id: id, body: body, condition: try Self.condition(parameters), caller: caller)
         let hookChanged = data.hooks?.hasHook(.beforeUpdate, for: className, caller: caller) == true
-        if fetchWhenSave || hookChanged { object = try await data.answering(object, caller: caller) }
-        var json: [String: JSONValue] = ["objectId": .string(object.objectId), "updatedAt": .string(object.updatedAt)]
+        var json: [String: JSONValue] = ["objectId": .string(written.objectId), "updatedAt": .string(written.updatedAt)]
+        guard fetchWhenSave || hookChanged else { return JSONResponse(.object(json)) }
+        guard let object = try await data.answering(written, caller: caller) else {
+            // An object the writer can't read (public write, owner read): only what it sent itself.
+            if fetchWhenSave { json.merge(Self.literals(body)) { server, _ in server } }
+            return JSONResponse(.object(json))
+        }
         if fetchWhenSave {
             // LeanCloud answers an update with the new values of the fields it changed.
             for key in changedKeys { json[key] = object.fields[key] }
@@ -112,7 +122,7 @@ struct ObjectEndpoint: Sendable {
             // fails the call with nothing deleted. One already gone is no failure, as for one id.
             for id in ids {
                 do {
-                    try await data.checkWrite(className, id: id, condition: condition, caller: caller)
+                    try await data.checkWrite(className, id: id, condition: condition, caller: caller, deleting: true)
                 } catch let error as DataAPIError where error.code == .objectNotFound {
                     continue
                 }
@@ -206,6 +216,14 @@ struct ObjectEndpoint: Sendable {
     private static func condition(_ parameters: [String: String]) throws -> QueryPredicate? {
         guard let text = parameters["where"], !text.isEmpty else { return nil }
         return try QueryPredicate(whereText: text)
+    }
+
+    /// The values a body sets literally (no `__op`), which a writer may be answered even for
+    /// an object it can't read: it knows them already. A password is never answered.
+    private static func literals(_ body: [String: JSONValue]) -> [String: JSONValue] {
+        body.filter { key, value in
+            !isOperation(value) && key != "password" && !Names.transportKeys.contains(key) && !key.hasPrefix("__")
+        }
     }
 
     private static func isOperation(_ value: JSONValue?) -> Bool {

@@ -1,7 +1,8 @@
 import DataAPI
 import Hummingbird
 
-/// `GET /schemas` and `GET /schemas/{Class}` (master key): the classes and their fields' types.
+/// `GET /schemas` and `GET /schemas/{Class}` (master key): the classes and their fields' types;
+/// `PUT /schemas/{Class}` and `GET /schemas/{Class}/permissions`: a class's permissions.
 struct SchemaRoutes: Sendable {
     let data: DataService
 
@@ -11,6 +12,18 @@ struct SchemaRoutes: Sendable {
         }
         group.get("schemas/:className") { _, context in
             JSONResponse(try await data.schema(of: try context.parameters.require("className"), caller: context.caller))
+        }
+        group.get("schemas/:className/permissions") { _, context in
+            JSONResponse(try await data.settingsDocument(of: try context.parameters.require("className"), caller: context.caller))
+        }
+        // LeanCloud's export shape (`{"permissions": {...}, "schema": {...}}`): an exported
+        // `<Class>_all.json` or `<Class>_permissions.json` is a valid body as it is.
+        group.put("schemas/:className") { request, context in
+            let className = try context.parameters.require("className")
+            var request = request
+            let changes = JSONValue.object(try await request.jsonObject(context: context))
+            let settings = try await data.updateClassSettings(className, with: changes, caller: context.caller)
+            return JSONResponse(DataService.document(className, settings))
         }
     }
 }

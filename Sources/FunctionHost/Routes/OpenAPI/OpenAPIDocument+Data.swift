@@ -67,6 +67,8 @@ extension OpenAPIDocument {
             ], answer: APIOperation.ref("Results")),
         APIOperation("get", "/schemas", tag: "Objects", "Every class and its fields' types (master key).", access: .master),
         APIOperation("get", "/schemas/{className}", tag: "Objects", "One class's fields' types (master key).", access: .master),
+        APIOperation("get", "/schemas/{className}/permissions", tag: "Objects", "One class's class- and field-level permissions (master key).", access: .master),
+        APIOperation("put", "/schemas/{className}", tag: "Objects", "Set a class's permissions: LeanCloud's {\"permissions\", \"schema\"} export shape (master key).", access: .master, body: APIOperation.object(["permissions": "object", "schema": "object"])),
         APIOperation("get", "/date", tag: "Objects", "The server's clock, as a Date.", access: .open),
     ]
 

@@ -1,0 +1,27 @@
+extension DataService {
+    /// The settings in force for a class: those stored for it, else the defaults (which
+    /// `openUserQueries` opens `_User` find in).
+    public func classSettings(of className: String) async throws -> ClassSettings {
+        if let stored = try await settingsStore.stored(className, in: storage) { return stored }
+        return ClassSettings.defaults(for: className, openUserQueries: openUserQueries)
+    }
+
+    /// Lays `changes` (LeanCloud's `{"permissions": {...}, "schema": {...}}`, as an export's
+    /// `<Class>_all.json` holds it) over a class's settings and stores them (master key only).
+    /// Returns the settings now in force.
+    public func updateClassSettings(_ className: String, with changes: JSONValue, caller: Caller) async throws -> ClassSettings {
+        try checkClassName(className)
+        guard caller.isMaster else { throw DataAPIError(.operationForbidden, "Changing class settings needs the master key.") }
+        guard !Names.internalClasses.contains(className) else {
+            throw DataAPIError(.operationForbidden, "\(className) is the host's own class: its settings can't be changed.")
+        }
+        let settings = try await classSettings(of: className).merging(changes)
+        try await settingsStore.store(settings, for: className, in: storage)
+        return settings
+    }
+
+    /// The authorization step for one caller: its identities worked out once.
+    func access(for caller: Caller) async throws -> Access {
+        Access(caller: caller, identities: try await identities(of: caller), service: self)
+    }
+}
