@@ -146,6 +146,8 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 // Streams the 200 MB upload of the files memory test (already built for the server).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // Recomputes the verification codes' HMAC.
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
