@@ -57,6 +57,9 @@ public enum FunctionHostServer {
         plain.defaultACLs = configuration.defaultACLs
         plain.fieldDefaults = configuration.fieldDefaults
         plain.anyoneCreatesRoles = configuration.anyoneCreatesRoles
+        plain.authDataVerification = configuration.authDataVerification
+        // Identity tokens expire on the server's clock, as logins lock on it.
+        plain.authDataVerification.now = configuration.clock
         let functionLogs = FunctionLogs()
         let hooks = HookDispatcher(
             service: plain, registry: configuration.functions.hooks, limits: configuration.hookLimits,
