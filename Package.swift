@@ -146,6 +146,10 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 // Streams the 200 MB upload of the files memory test (already built for the server).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // Signs Sign in with Apple identity tokens with a key of the tests' own, and
+                // recomputes the verification codes' HMAC.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

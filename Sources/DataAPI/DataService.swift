@@ -22,6 +22,9 @@ public struct DataService: Sendable {
     /// default `_Role` permissions allow. Off by default: a role name taken first by anyone
     /// decides who holds the rights an app gives that role.
     public var anyoneCreatesRoles = false
+    /// What third-party accounts (`authData`) need before they are trusted: by default, an
+    /// `onAuthData` hook; see `AuthDataVerification`.
+    public var authDataVerification = AuthDataVerification()
 
     /// Class settings read from storage, kept a second (shared by copies of the service).
     let settingsStore = ClassSettingsStore()

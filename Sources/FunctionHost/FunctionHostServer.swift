@@ -57,6 +57,9 @@ public enum FunctionHostServer {
         plain.defaultACLs = configuration.defaultACLs
         plain.fieldDefaults = configuration.fieldDefaults
         plain.anyoneCreatesRoles = configuration.anyoneCreatesRoles
+        plain.authDataVerification = configuration.authDataVerification
+        // Identity tokens expire on the server's clock, as logins lock on it.
+        plain.authDataVerification.now = configuration.clock
         let functionLogs = FunctionLogs()
         let hooks = HookDispatcher(
             service: plain, registry: configuration.functions.hooks, limits: configuration.hookLimits,
@@ -79,10 +82,13 @@ public enum FunctionHostServer {
             configuration.messageSender
             ?? configuration.messageWebhook.map { WebhookSender(url: $0, hookKey: configuration.keys.hookKey) }
             ?? OutboxSender(data: data, logger: logger)
-        var accounts = UserAccounts(data: data, now: configuration.clock)
+        // Every host with the same master key stores and checks codes under the same secret.
+        let codeSecret = VerificationCodes.Secret(masterKey: configuration.keys.masterKey)
+        var accounts = UserAccounts(data: data, codeSecret: codeSecret, now: configuration.clock)
         accounts.codeLimits = configuration.verification.limits
         let verification = UserVerification(
-            data: data, sender: sender, settings: configuration.verification, now: configuration.clock)
+            data: data, sender: sender, codeSecret: codeSecret, settings: configuration.verification,
+            now: configuration.clock)
         let files = FileService(
             data: data, content: try LocalFileStore(directory: configuration.filesDirectory),
             maxSize: configuration.maxFileSize)

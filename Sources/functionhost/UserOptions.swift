@@ -3,7 +3,7 @@ import DataAPI
 import Foundation
 import FunctionHost
 
-/// The options of `serve` about users: verification messages and default ACLs.
+/// The options of `serve` about users: verification messages, default ACLs, third-party logins.
 struct UserOptions: ParsableArguments {
     @Option(
         name: .customLong("public-url"),
@@ -36,6 +36,25 @@ struct UserOptions: ParsableArguments {
         help: #"A column's default value, Class.field=JSON (e.g. Person.company="leancloud"); repeatable."#)
     var fieldDefaults: [String] = []
 
+    @Option(
+        name: .customLong("trust-unverified-auth-data"), defaultAsFlag: "*",
+        help: ArgumentHelp(
+            "Accept third-party logins (authData) that no onAuthData hook or built-in verifier checks: of every provider, or of these (weixin,qq). Anyone who knows an account's id can then log in as its user.",
+            valueName: "providers"))
+    var trustUnverifiedAuthData: String? = nil
+
+    @Option(
+        name: .customLong("apple-jwks"),
+        help: ArgumentHelp(
+            "Verify Sign in with Apple (authData.lc_apple) identity tokens against this JSON Web Key Set file (Apple's https://appleid.apple.com/auth/keys, saved); needs --apple-client-id.",
+            valueName: "file"))
+    var appleJWKS: String?
+
+    @Option(
+        name: .customLong("apple-client-id"),
+        help: ArgumentHelp("The app's Apple client ids (bundle id, services id), comma-separated: the audiences Apple identity tokens may name.", valueName: "ids"))
+    var appleClientIds: String?
+
     /// Refuses a malformed webhook URL or ACL before the server starts.
     func validate() throws {
         var configuration = HostConfiguration(dataDirectory: "", keys: AppKeys(appId: "", appKey: "", masterKey: "", hookKey: ""))
@@ -65,6 +84,7 @@ struct UserOptions: ParsableArguments {
             configuration.defaultACLs[parts[0]] = try JSONValue(parsing: Array(parts[1].utf8))
         }
         configuration.anyoneCreatesRoles = anyoneCreatesRoles
+        try applyAuthData(to: &configuration)
         for entry in fieldDefaults {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
             let path = parts.first?.split(separator: ".", maxSplits: 1).map(String.init) ?? []
@@ -74,6 +94,28 @@ struct UserOptions: ParsableArguments {
                 throw ValidationError("--field-default takes Class.field=JSON, not '\(entry)'.")
             }
             configuration.fieldDefaults[path[0], default: [:]][path[1]] = value
+        }
+    }
+}
+
+extension UserOptions {
+    /// The providers trusted unverified and the Apple verifier (its key set read now, so a bad
+    /// file stops the server before it starts).
+    fileprivate func applyAuthData(to configuration: inout HostConfiguration) throws {
+        if let list = trustUnverifiedAuthData { configuration.authDataVerification.trustsUnverified = .init(list: list) }
+        switch (appleJWKS, appleClientIds) {
+        case (nil, nil):
+            return
+        case (let path?, let ids?):
+            let clientIds = Set(ids.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            do {
+                configuration.authDataVerification.verifiers[AppleIDVerifier.provider] = try AppleIDVerifier(
+                    jwksFile: path, clientIds: clientIds)
+            } catch {
+                throw ValidationError("--apple-jwks: \(error)")
+            }
+        default:
+            throw ValidationError("--apple-jwks and --apple-client-id go together: the key set checks the signature, the ids the audience.")
         }
     }
 }

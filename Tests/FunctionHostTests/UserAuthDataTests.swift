@@ -6,10 +6,11 @@ import Testing
 
 @testable import FunctionHost
 
-/// Third-party and anonymous accounts, and the onLogin hook, over real HTTP.
+/// Third-party and anonymous accounts, and the onLogin hook, over real HTTP (on servers that
+/// trust third-party accounts unverified: `AuthDataVerificationTests` covers verification).
 @Suite struct UserAuthDataTests {
     @Test func authDataSignsUpOnceThenLogsIn() async throws {
-        try await TestServer.run { api in
+        try await TestServer.runTrustingAuthData { api in
             let weixin: JSONValue = ["authData": ["weixin": ["openid": "wx-1", "access_token": "t", "expires_in": 7200]]]
             let first = try await api.post("/1.1/users", weixin)
             #expect(first.status == .created && first["sessionToken"] != nil, "\(first)")
@@ -23,7 +24,7 @@ import Testing
     }
 
     @Test func accountsLinkAndUnlink() async throws {
-        try await TestServer.run { api in
+        try await TestServer.runTrustingAuthData { api in
             let ada = try await api.post("/1.1/users", ["username": "ada", "password": "pw"])
             let id = try #require(ada.objectId)
             let session = UserTests.session(try #require(ada["sessionToken"]?.stringValue))
@@ -49,7 +50,7 @@ import Testing
         functions.hooks.define(.onLogin, "_User") { request in
             if request.object["banned"] == true { throw HookError(code: 1, message: "This account is banned.") }
         }
-        try await TestServer.run(functions: functions) { api in
+        try await TestServer.runTrustingAuthData(functions: functions) { api in
             _ = try await api.post("/1.1/users", ["username": "ada", "password": "pw"])
             _ = try await api.post(
                 "/1.1/users", headers: Headers.master,
@@ -63,7 +64,7 @@ import Testing
 
     @Test func aLockedAccountRefusesLinkedAccountLoginsUntilTheLockEnds() async throws {
         let clock = TestClock()
-        try await UserTests.run(clock: clock) { api in
+        try await TestServer.runTrustingAuthData(clock: clock) { api in
             _ = try await api.post("/1.1/users", ["username": "ada", "password": "pw", "authData": ["github": ["uid": "gh-1"]]])
             for _ in 0..<7 { _ = try await api.post("/1.1/login", ["username": "ada", "password": "wrong"]) }
             expectError(try await api.post("/1.1/users", ["authData": ["github": ["uid": "gh-1"]]]), code: 1, status: .badRequest)

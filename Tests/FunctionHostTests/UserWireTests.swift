@@ -7,7 +7,9 @@ import Testing
 
 /// The user requests of the official SDKs (ios-sdk-wire.md §7, the JS SDK's user.js), as they
 /// send them: `failOnNotExist`, UnionID logins, linking a provider, anonymous logins, and the
-/// places a session token may come from; each with the attack its new path opens.
+/// places a session token may come from; each with the attack its new path opens. The servers
+/// trust third-party accounts unverified, as the SDKs' test app did (`AuthDataVerificationTests`
+/// covers verification).
 @Suite struct UserWireTests {
     /// The JS SDK's `weixin_1` entry of `loginWithAuthDataAndUnionId`.
     static func weixin(_ openid: String, union: String, platform: String = "weixin", main: Bool) -> JSONValue {
@@ -24,7 +26,7 @@ import Testing
     }
 
     @Test func failOnNotExistAnswers211AndCreatesNobody() async throws {
-        try await TestServer.run { api in
+        try await TestServer.runTrustingAuthData { api in
             _ = try await api.post("/1.1/users", ["username": "ada", "password": "pw"])
             let body: JSONValue = ["authData": ["weixin_1": ["uid": "openid1", "access_token": "t", "expires_in": 7200]]]
             let refused = try await api.post("/1.1/users?failOnNotExist=true", body)
@@ -39,7 +41,7 @@ import Testing
     }
 
     @Test func failOnNotExistCantLogInThroughAnotherProvidersId() async throws {
-        try await TestServer.run { api in
+        try await TestServer.runTrustingAuthData { api in
             let ada = try await api.post("/1.1/users", ["authData": ["github": ["uid": "gh-1"]]])
             #expect(ada.status == .created)
             // The same id under another provider is another account: nobody is found.
@@ -50,7 +52,7 @@ import Testing
     }
 
     @Test func unionIDLogsInTheMainAccountFromAnotherApp() async throws {
-        try await TestServer.run { api in
+        try await TestServer.runTrustingAuthData { api in
             // user.js "should login as the same user": a username, then another app's openid.
             let first = try await api.post(
                 "/1.1/users", ["username": "k0qf2yru", "authData": ["weixin_1": Self.weixin("openid1", union: "u1", main: true)]])
@@ -67,7 +69,7 @@ import Testing
     }
 
     @Test func unionIDOfAnotherPlatformIsAnotherPerson() async throws {
-        try await TestServer.run { api in
+        try await TestServer.runTrustingAuthData { api in
             let victim = try await api.post("/1.1/users", ["authData": ["weixin_1": Self.weixin("openid1", union: "u1", main: true)]])
             // The same UnionID claimed on QQ (or with no platform) is not the WeChat user's.
             let qq = try await api.post("/1.1/users", ["authData": ["qq_app": Self.weixin("q1", union: "u1", platform: "qq", main: false)]])
@@ -90,7 +92,7 @@ import Testing
     }
 
     @Test func associatingKeepsTheOtherProvidersAndAnswersThemWithNew() async throws {
-        try await TestServer.run { api in
+        try await TestServer.runTrustingAuthData { api in
             let user = try await api.post("/1.1/users", ["authData": ["test": ["uid": "zaabbbccc123123"]]])
             let id = try #require(user.objectId)
             let session = UserTests.session(try #require(user["sessionToken"]?.stringValue))
@@ -112,7 +114,7 @@ import Testing
     }
 
     @Test func nobodyAttachesAuthDataToAnotherUser() async throws {
-        try await TestServer.run { api in
+        try await TestServer.runTrustingAuthData { api in
             let ada = try await api.post("/1.1/users", ["username": "ada", "password": "pw"])
             let eve = try await api.post("/1.1/users", ["username": "eve", "password": "pw"])
             let adaId = try #require(ada.objectId)
@@ -135,7 +137,7 @@ import Testing
     }
 
     @Test func anonymousLoginAnswersItsAuthData() async throws {
-        try await TestServer.run { api in
+        try await TestServer.runTrustingAuthData { api in
             let body: JSONValue = ["authData": ["anonymous": ["id": "1b671a64-40d5-491e-99b0-da01ff1f3341"]]]
             let first = try await api.post("/1.1/users", body)
             #expect(first.status == .created && first["authData"] == body["authData"], "\(first)")
@@ -152,7 +154,7 @@ import Testing
     }
 
     @Test func sessionComesFromTheQueryOrAnyOfTheSessionHeaders() async throws {
-        try await TestServer.run { api in
+        try await TestServer.runTrustingAuthData { api in
             let ada = try await api.post("/1.1/users", ["username": "ada", "password": "pw"])
             let token = try #require(ada["sessionToken"]?.stringValue)
             let byQuery = try await api.get("/1.1/users/me?session_token=\(token)")

@@ -297,7 +297,7 @@ import Testing
             expectError(try await api.post("/1.1/classes/_Outbox", ["to": "x"]), code: 119)
             let codes = try await api.find("_VerificationCode", headers: Headers.master).results
             #expect(codes.count == 1)
-            // Only a hash of the code is kept.
+            // Only an HMAC of the code is kept (VerificationCodeSecretTests).
             let code = try await Self.lastCode(api, to: "13800000011")
             #expect(codes.first?["codeHash"]?.stringValue?.contains(code) == false)
             #expect(!codes.description.contains("\"\(code)\""))

@@ -124,11 +124,20 @@ extension DataService {
 }
 
 extension DataService {
-    /// Runs the `onAuthData` hook (unless the caller skips it) over the providers of an
-    /// `authData`: it may refuse them by throwing, or hand back others (a code exchanged for an
-    /// openid, say). Without a hook, the providers are returned as they came.
+    /// Verifies the providers of an `authData` before they sign up, log in or are linked. The
+    /// `onAuthData` hook of the caller's environment, when there is one, is the verifier: it may
+    /// refuse them by throwing, or hand back others (a code exchanged for an openid, say).
+    /// Without one, each provider needs a built-in verifier or the operator's trust
+    /// (`authDataVerification`), else 251.
+    ///
+    /// The master key writes what it likes (it is the operator). A caller that skips
+    /// `onAuthData` is trusted too: only the master key, the hook key or the app's own cloud code
+    /// can ask for that, and the server does it once it has checked the providers itself.
     public func checkAuthData(_ providers: [String: JSONValue], caller: Caller) async throws -> [String: JSONValue] {
-        guard let hooks = hooks(.onAuthData, "_User", caller) else { return providers }
+        guard let hooks = hooks(.onAuthData, "_User", caller) else {
+            if !caller.isMaster, !caller.skippedHooks.contains(.onAuthData) { try authDataVerification.check(providers) }
+            return providers
+        }
         let event = try await hooks.runBefore(
             .onAuthData, HookEvent(className: "_User", object: ["authData": .object(providers)], caller: caller))
         guard case .object(let checked)? = event.object["authData"] else {

@@ -18,14 +18,19 @@ public struct UserAccounts: Sendable {
 
     /// How often verification codes may be guessed (for logins by SMS code).
     public var codeLimits = VerificationCodes.Limits()
+    /// The key SMS login codes are stored under (the same as `UserVerification`'s).
+    public let codeSecret: VerificationCodes.Secret
 
     /// Creates the accounts over a data service.
-    public init(data: DataService, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(data: DataService, codeSecret: VerificationCodes.Secret, now: @escaping @Sendable () -> Date = { Date() }) {
         self.data = data
+        self.codeSecret = codeSecret
         self.now = now
     }
 
-    private var codes: VerificationCodes { VerificationCodes(data: data, now: now, limits: codeLimits) }
+    private var codes: VerificationCodes {
+        VerificationCodes(data: data, secret: codeSecret, now: now, limits: codeLimits)
+    }
 
     /// Logs in by `username`, `email` or `mobilePhoneNumber` with `password`, or by
     /// `mobilePhoneNumber` with an `smsCode` from `requestLoginSmsCode`; returns the user's REST

@@ -36,20 +36,25 @@ public struct UserVerification: Sendable {
     public let settings: Settings
     /// The clock codes expire by.
     public let now: @Sendable () -> Date
+    /// The key codes are stored under.
+    public let codeSecret: VerificationCodes.Secret
 
-    /// Creates the flows.
+    /// Creates the flows; codes are stored under `codeSecret`.
     public init(
-        data: DataService, sender: any MessageSender, settings: Settings = Settings(),
+        data: DataService, sender: any MessageSender, codeSecret: VerificationCodes.Secret, settings: Settings = Settings(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.data = data
         self.sender = sender
+        self.codeSecret = codeSecret
         self.settings = settings
         self.now = now
     }
 
     /// The codes, with this configuration's clock and limits.
-    public var codes: VerificationCodes { VerificationCodes(data: data, now: now, limits: settings.limits) }
+    public var codes: VerificationCodes {
+        VerificationCodes(data: data, secret: codeSecret, now: now, limits: settings.limits)
+    }
 
     // MARK: Phone
 

@@ -1,10 +1,10 @@
-import Crypto
 public import Foundation
 
 /// One-time codes sent to a phone number or an email address: SMS codes of six digits, and
 /// long tokens for the links in emails. They live in the database (class `_VerificationCode`,
-/// readable by the master key only), so every host sharing it accepts them; only a hash of each
-/// code is stored.
+/// readable by the master key only), so every host sharing it accepts them. Only an HMAC of
+/// each code is stored, keyed with a secret derived from the master key (`Secret`): a six-digit
+/// code's bare hash is reversed by trying the million codes, its HMAC not without the key.
 ///
 /// A code is single-use (a conditional write marks it used, so two requests racing with the same
 /// code can't both pass), expires, and is dropped after `Limits.maxAttempts` wrong guesses.
@@ -55,14 +55,19 @@ public struct VerificationCodes: Sendable {
 
     /// The service codes are stored through.
     public let data: DataService
+    /// The key codes are stored under.
+    public let secret: Secret
     /// The clock expiry and rate limits are measured with.
     public let now: @Sendable () -> Date
     /// The rate limits.
     public var limits: Limits
 
-    /// Creates the codes over a data service.
-    public init(data: DataService, now: @escaping @Sendable () -> Date = { Date() }, limits: Limits = Limits()) {
+    /// Creates the codes over a data service, stored under `secret`.
+    public init(
+        data: DataService, secret: Secret, now: @escaping @Sendable () -> Date = { Date() }, limits: Limits = Limits()
+    ) {
         self.data = data
+        self.secret = secret
         self.now = now
         self.limits = limits
     }
@@ -88,7 +93,7 @@ public struct VerificationCodes: Sendable {
         }
         let code = link ? Self.randomToken() : Self.randomDigits()
         var record: [String: JSONValue] = [
-            "purpose": .string(purpose.rawValue), "target": .string(target), "codeHash": .string(Self.hash(code)),
+            "purpose": .string(purpose.rawValue), "target": .string(target), "codeHash": .string(secret.digest(of: code)),
             "sentAt": .double(time), "expiresAt": .double(time + ttl), "attempts": 0, "used": false, "ACL": [:],
         ]
         if let userId { record["userId"] = .string(userId) }
@@ -134,7 +139,7 @@ public struct VerificationCodes: Sendable {
 
     /// The unused, unexpired code for `purpose` with this text (sent to `target`, when given).
     private func live(_ purpose: Purpose, code: String, target: String?) async throws -> StoredObject? {
-        try await live(purpose, target: target, hash: Self.hash(code)).first
+        try await live(purpose, target: target, hash: secret.digest(of: code)).first
     }
 
     /// The unused, unexpired codes for `purpose` (sent to `target`, with this hash, when given).
@@ -152,10 +157,6 @@ public struct VerificationCodes: Sendable {
         var query = ObjectQuery(className: Self.className, limit: ObjectQuery.maxLimit)
         query.predicate = try QueryPredicate(where: .object(condition))
         return try await data.storage.find(query)
-    }
-
-    static func hash(_ code: String) -> String {
-        SHA256.hash(data: Data(code.utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     private static func randomDigits() -> String {

@@ -76,6 +76,10 @@ public struct HostConfiguration: Sendable {
     /// Whether a file's owner may delete it without the master key (LeanCloud's "delete" file
     /// permission, closed by default).
     public var ownersMayDeleteFiles = false
+    /// What third-party accounts (`authData`) need before they sign up, log in or are linked:
+    /// an `onAuthData` hook by default; built-in verifiers (`--apple-jwks`) and the providers
+    /// trusted unverified (`--trust-unverified-auth-data`) add to that.
+    public var authDataVerification = AuthDataVerification()
 
     /// Creates a configuration; only the keys and data directory have no default.
     public init(

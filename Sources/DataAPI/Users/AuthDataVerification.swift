@@ -1,0 +1,110 @@
+public import Foundation
+
+/// What makes a third-party account (`authData.<provider>`) worth trusting before it signs up,
+/// logs in or is linked. An openid or uid is no secret (apps show it, logs keep it), so a
+/// provider nothing checks would let anyone who learned one log in as its user.
+///
+/// A provider is accepted when, in this order: the environment has an `onAuthData` hook (it is
+/// the verifier, `DataService.checkAuthData` runs it); a built-in verifier is configured for it
+/// (`verifiers`, e.g. `AppleIDVerifier` for `lc_apple`); or the operator chose to trust it
+/// unverified (`trustsUnverified`, `--trust-unverified-auth-data`). Anything else is refused
+/// with 251. The master key, unlinking (`{provider: null}`) and `anonymous` need no proof.
+public struct AuthDataVerification: Sendable {
+    /// The providers trusted without any check.
+    public enum Trust: Sendable, Equatable {
+        /// None: every provider needs a hook or a verifier (the default).
+        case none
+        /// Every provider (`--trust-unverified-auth-data` alone).
+        case all
+        /// These providers (`--trust-unverified-auth-data weixin,qq`); a UnionID platform
+        /// listed here also trusts that platform's UnionIDs (`_weixin_unionid`).
+        case providers(Set<String>)
+
+        /// The trust a comma-separated list gives: `*` (or nothing) is every provider.
+        public init(list: String) {
+            let names = Set(list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+            self = names.isEmpty || names.contains("*") ? .all : .providers(names)
+        }
+
+        /// Whether `provider`, or the UnionID platform a `_<platform>_unionid` key names, is trusted.
+        func covers(_ provider: String) -> Bool {
+            switch self {
+            case .none: return false
+            case .all: return true
+            case .providers(let names): return names.contains(provider) || Self.platform(of: provider).map(names.contains) == true
+            }
+        }
+
+        /// `weixin` for the main-account key `_weixin_unionid`; nil for any other key.
+        private static func platform(of provider: String) -> String? {
+            guard provider.hasPrefix("_"), provider.hasSuffix("_unionid"), provider.count > "__unionid".count else { return nil }
+            return String(provider.dropFirst().dropLast("_unionid".count))
+        }
+    }
+
+    /// The providers trusted unverified.
+    public var trustsUnverified: Trust = .none
+    /// The built-in verifiers, by provider key.
+    public var verifiers: [String: any AuthDataVerifier] = [:]
+    /// The clock tokens' expiry is read with (the server's clock).
+    public var now: @Sendable () -> Date = { Date() }
+
+    /// Nothing trusted, no verifiers.
+    public init() {}
+
+    /// `anonymous` carries a random id the client made up: nobody else knows it, and there's no
+    /// one to ask about it (LeanCloud checks nothing either).
+    static let selfProving: Set<String> = ["anonymous"]
+
+    /// Refuses (251) the first provider nothing vouches for; unlinked ones (`null`) pass.
+    func check(_ providers: [String: JSONValue]) throws {
+        for (provider, entry) in providers.sorted(by: { $0.key < $1.key }) where entry != .null {
+            if Self.selfProving.contains(provider) { continue }
+            if let verifier = verifiers[provider] {
+                do {
+                    try verifier.verify(entry, at: now())
+                } catch {
+                    throw Self.refusal(provider, error.reason)
+                }
+            } else if !trustsUnverified.covers(provider) {
+                throw Self.refusal(
+                    provider,
+                    "no onAuthData hook or built-in verifier checks it. Register an onAuthData hook that verifies it, or start the server with --trust-unverified-auth-data \(provider) to trust it unverified.")
+            }
+            // A UnionID finds its platform's main account, whoever that is: a verifier that
+            // proved the openid proved nothing about it, so the platform must be trusted itself.
+            if let union = try UnionID(entry: entry), !trustsUnverified.covers(union.platform) {
+                throw Self.refusal(
+                    provider,
+                    "its UnionID on \(union.platform) isn't verified. Register an onAuthData hook that verifies it, or start the server with --trust-unverified-auth-data \(union.platform).")
+            }
+        }
+    }
+
+    static func refusal(_ provider: String, _ reason: String) -> DataAPIError {
+        DataAPIError(.authDataUnverified, "The \(provider) account can't be verified: \(reason)")
+    }
+}
+
+/// A built-in check of one provider's `authData` entry, with nothing but local configuration
+/// (keys the operator gave): no network call on the login path.
+public protocol AuthDataVerifier: Sendable {
+    /// Checks that `entry` proves its account at `time`.
+    ///
+    /// - Throws: `AuthDataRefusal` saying what is wrong with it.
+    func verify(_ entry: JSONValue, at time: Date) throws(AuthDataRefusal)
+}
+
+/// Why a verifier refused an `authData` entry (the end of the 251 message).
+public struct AuthDataRefusal: Error, Sendable, Equatable {
+    /// A sentence for the client, naming no secret.
+    public var reason: String
+
+    /// A refusal with its reason.
+    public init(_ reason: String) { self.reason = reason }
+}
+
+extension DataAPIError.Code {
+    /// 251: a third-party account (`authData`) that nothing verifies, or whose proof is wrong.
+    public static let authDataUnverified = Self(rawValue: 251)
+}
