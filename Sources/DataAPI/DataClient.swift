@@ -26,9 +26,9 @@ public struct DataClient: Sendable {
         return DataClient(service: service, caller: caller)
     }
 
-    /// Creates an object; returns it as stored.
+    /// Creates an object; returns it as the caller may see it.
     public func create(_ className: String, _ fields: [String: JSONValue]) async throws -> StoredObject {
-        try await service.create(className, body: fields, caller: caller)
+        try await answered(service.create(className, body: fields, caller: caller), sent: fields)
     }
 
     /// The object with this id, if any.
@@ -38,7 +38,16 @@ public struct DataClient: Sendable {
 
     /// Applies fields and operations (`["n": ["__op": "Increment", "amount": 1]]`) to an object.
     public func update(_ className: String, id: String, _ fields: [String: JSONValue]) async throws -> StoredObject {
-        try await service.update(className, id: id, body: fields, caller: caller).object
+        try await answered(service.update(className, id: id, body: fields, caller: caller).object, sent: fields)
+    }
+
+    /// A written object as the caller may see it: its view, or for an object it can't read,
+    /// its server fields and what it sent (as over REST).
+    private func answered(_ object: StoredObject, sent fields: [String: JSONValue]) async throws -> StoredObject {
+        if let answered = try await service.answering(object, caller: caller) { return answered }
+        var sent = object
+        sent.fields = DataService.literals(of: fields)
+        return sent
     }
 
     /// Deletes an object.

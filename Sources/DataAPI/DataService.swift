@@ -201,6 +201,25 @@ public struct DataService: Sendable {
         return try await FileValueResolver(storage: storage, identities: access.identities).resolve([viewed])[0]
     }
 
+    /// The values a write's body sets literally (no `__op`), which a writer may be answered
+    /// even for an object it can't read: it knows them already. A password is never answered.
+    public static func literals(of body: [String: JSONValue]) -> [String: JSONValue] {
+        body.filter { key, value in
+            value["__op"] == nil && key != "password" && !Names.transportKeys.contains(key) && !key.hasPrefix("__")
+        }
+    }
+
+    /// A written object as the writer is answered it in full (the data APIs of cloud code):
+    /// its view when the writer may read it, else its server fields and what the writer sent.
+    public func answer(_ object: StoredObject, sent body: [String: JSONValue], caller: Caller) async throws -> [String: JSONValue] {
+        if let answered = try await answering(object, caller: caller) { return answered.restJSON() }
+        var json = Self.literals(of: body)
+        json["objectId"] = .string(object.objectId)
+        json["createdAt"] = .string(object.createdAt)
+        json["updatedAt"] = .string(object.updatedAt)
+        return json
+    }
+
     /// The objects matching a query given as REST parameters (`where`, `order`, `limit`, ...),
     /// running `beforeFind` (which may change the parameters) and `afterFind` (which may change
     /// the results).

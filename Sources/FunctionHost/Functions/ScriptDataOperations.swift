@@ -38,13 +38,15 @@ struct ScriptDataOperations: Sendable {
         case "data.create":
             // A create has no condition to check (a `where` is ignored, as over REST), and it
             // always answers the whole object, so `fetchWhenSave` changes nothing here.
-            let object = try await service.create(try arguments.className(), body: try arguments.body(), caller: caller)
-            return .object(object.restJSON())
+            let body = try arguments.body()
+            let object = try await service.create(try arguments.className(), body: body, caller: caller)
+            return .object(try await service.answer(object, sent: body, caller: caller))
         case "data.update":
+            let body = try arguments.body()
             let (object, _) = try await service.update(
-                try arguments.className(), id: try arguments.objectId(), body: try arguments.body(),
+                try arguments.className(), id: try arguments.objectId(), body: body,
                 condition: try arguments.condition(), caller: caller)
-            return .object(object.restJSON())
+            return .object(try await service.answer(object, sent: body, caller: caller))
         case "data.delete":
             try await service.delete(
                 try arguments.className(), id: try arguments.objectId(), condition: try arguments.condition(),

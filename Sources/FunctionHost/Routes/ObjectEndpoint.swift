@@ -74,7 +74,7 @@ struct ObjectEndpoint: Sendable {
             for (key, value) in answered.fields where key != "ACL" && body[key] != value { json[key] = value }
         } else if whole {
             // An object its creator can't read: only what the creator sent itself.
-            json.merge(Self.literals(body)) { server, _ in server }
+            json.merge(DataService.literals(of: body)) { server, _ in server }
         }
         return JSONResponse(status: .created, .object(json), headers: headers)
     }
@@ -92,7 +92,7 @@ struct ObjectEndpoint: Sendable {
         guard fetchWhenSave || hookChanged else { return JSONResponse(.object(json)) }
         guard let object = try await data.answering(written, caller: caller) else {
             // An object the writer can't read (public write, owner read): only what it sent itself.
-            if fetchWhenSave { json.merge(Self.literals(body)) { server, _ in server } }
+            if fetchWhenSave { json.merge(DataService.literals(of: body)) { server, _ in server } }
             return JSONResponse(.object(json))
         }
         if fetchWhenSave {
@@ -216,14 +216,6 @@ struct ObjectEndpoint: Sendable {
     private static func condition(_ parameters: [String: String]) throws -> QueryPredicate? {
         guard let text = parameters["where"], !text.isEmpty else { return nil }
         return try QueryPredicate(whereText: text)
-    }
-
-    /// The values a body sets literally (no `__op`), which a writer may be answered even for
-    /// an object it can't read: it knows them already. A password is never answered.
-    private static func literals(_ body: [String: JSONValue]) -> [String: JSONValue] {
-        body.filter { key, value in
-            !isOperation(value) && key != "password" && !Names.transportKeys.contains(key) && !key.hasPrefix("__")
-        }
     }
 
     private static func isOperation(_ value: JSONValue?) -> Bool {
