@@ -23,7 +23,12 @@ struct Access: Sendable {
 
     /// Fields of a class that no client ever sees or queries, whatever the settings say.
     static func alwaysHidden(in className: String) -> Set<String> {
-        className == "_User" ? ["password", "sessionToken", "_failedLogins", "salt"] : []
+        switch className {
+        case "_User": return ["password", "sessionToken", "_failedLogins", "salt"]
+        // Sessions an export may bring along: their tokens are credentials.
+        case "_Session": return ["sessionToken"]
+        default: return []
+        }
     }
 
     // MARK: Classes

@@ -17,7 +17,8 @@ public struct ClassSettings: Sendable, Hashable {
     }
 
     /// The settings a class has before anyone sets them, as a new LeanCloud app's: everything
-    /// open, but `_User` find closed (a client finds its own user only) and `_File` delete closed.
+    /// open, but `_User` find closed (a client finds its own user only), `_File` delete closed,
+    /// and `_Installation` and `_Session` find closed.
     /// `_User`'s personal fields are private to their user.
     public static func defaults(for className: String, openUserQueries: Bool = false) -> ClassSettings {
         var settings = ClassSettings()
@@ -28,6 +29,10 @@ public struct ClassSettings: Sendable, Hashable {
             for field in Self.userPrivateFields { settings.fields[field] = FieldFlags(userPrivate: true) }
         case "_File":
             settings.permissions[.delete] = .nobody
+        case "_Installation", "_Session":
+            // Device tokens and sessions are nobody else's to list (Parse's and LeanCloud's
+            // clients fetch their own installation by id).
+            settings.permissions[.find] = .nobody
         default:
             break
         }

@@ -124,19 +124,7 @@ public struct FileService: Sendable {
     /// `afterDeleteFile` around. The master key may; so may the owner when `ownersMayDelete`, and
     /// callers `_File`'s delete permission gives it to, where the file's ACL lets them write.
     public func delete(id: String, caller: Caller, ownersMayDelete: Bool) async throws {
-        guard let file = try await file(id: id, caller: caller) else {
-            throw DataAPIError(.objectNotFound, "Could not find file.")
-        }
-        let owner = file.fields["metaData"]?["owner"]?.stringValue
-        if !caller.isMaster, !(ownersMayDelete && owner != nil && owner == caller.userId) {
-            // `_File`'s delete is closed by default, as on LeanCloud; opened for some callers,
-            // the file's ACL still decides for each file.
-            let access = try await data.access(for: caller)
-            try await access.check(.delete, on: "_File")
-            guard ACLCheck.allows(file, .write, to: access.identities ?? []) else {
-                throw DataAPIError(.operationForbidden, "Forbidden to write this object: its ACL doesn't allow it.")
-            }
-        }
+        let file = try await checkDelete(id: id, caller: caller, ownersMayDelete: ownersMayDelete)
         var context: [String: JSONValue] = [:]
         if let hooks = data.hooks(.beforeDeleteFile, "_File", caller) {
             let event = try await hooks.runBefore(
@@ -151,6 +139,25 @@ public struct FileService: Sendable {
                 .afterDeleteFile,
                 HookEvent(className: "_File", object: file.restJSON(), original: file, context: context, caller: caller))
         }
+    }
+
+    /// The file `delete` would delete, checked as it checks it, without deleting anything (a
+    /// multi-file delete checks every file first).
+    public func checkDelete(id: String, caller: Caller, ownersMayDelete: Bool) async throws -> StoredObject {
+        guard let file = try await file(id: id, caller: caller) else {
+            throw DataAPIError(.objectNotFound, "Could not find file.")
+        }
+        let owner = file.fields["metaData"]?["owner"]?.stringValue
+        if !caller.isMaster, !(ownersMayDelete && owner != nil && owner == caller.userId) {
+            // `_File`'s delete is closed by default, as on LeanCloud; opened for some callers,
+            // the file's ACL still decides for each file.
+            let access = try await data.access(for: caller)
+            try await access.check(.delete, on: "_File")
+            guard ACLCheck.allows(file, .write, to: access.identities ?? []) else {
+                throw DataAPIError(.operationForbidden, "Forbidden to write this object: its ACL doesn't allow it.")
+            }
+        }
+        return file
     }
 
     /// Only the host writes `_File` objects, in the caller's environment; the file hooks are

@@ -122,7 +122,11 @@ struct ObjectEndpoint: Sendable {
             // fails the call with nothing deleted. One already gone is no failure, as for one id.
             for id in ids {
                 do {
-                    try await data.checkWrite(className, id: id, condition: condition, caller: caller, deleting: true)
+                    if className == "_File", let files {
+                        _ = try await files.checkDelete(id: id, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
+                    } else {
+                        try await data.checkWrite(className, id: id, condition: condition, caller: caller, deleting: true)
+                    }
                 } catch let error as DataAPIError where error.code == .objectNotFound {
                     continue
                 }
