@@ -75,15 +75,17 @@ import Testing
           return settle(new AV.Query('_User').find(options(request)), ids);
         });
 
+        // A plain pattern (tokens are letters and digits): startsWith's \\Q...\\E quoting
+        // isn't a PostgreSQL regular expression.
         AV.Cloud.define('usersByToken', function (request) {
           var query = new AV.Query('_User');
-          query.startsWith('sessionToken', request.params.prefix);
+          query.matches('sessionToken', '^' + request.params.prefix);
           return settle(query.find(options(request)), ids);
         });
 
         AV.Cloud.define('probesByToken', function (request) {
           var users = new AV.Query('_User');
-          users.startsWith('sessionToken', request.params.prefix);
+          users.matches('sessionToken', '^' + request.params.prefix);
           var probes = new AV.Query('Probe');
           probes.matchesKeyInQuery('name', 'username', users);
           return settle(probes.find(options(request)), ids);
