@@ -210,6 +210,10 @@ private let all = QE2EFixture.allItems
         .set("regex prefix", #"{"name":{"$regex":"^[a-z]"}}"#, ["alpha", "charlie", "zulu", "omega"]),
         .set("regex upper-case prefix, empty options", #"{"name":{"$regex":"^[A-Z]","$options":""}}"#, ["Bravo", "Délice"]),
         .set("regex case-sensitive", #"{"name":{"$regex":"^bravo"}}"#, []),
+        // The JS SDK's startsWith/endsWith/contains quote their text as \Q...\E (PostgreSQL has no \Q).
+        .set("regex \\Q quoted prefix (startsWith)", #"{"text":{"$regex":"^\\Qcafé au\\E"}}"#, ["Délice"]),
+        .set("regex \\Q quotes metacharacters", #"{"text":{"$regex":"\\Qline.two\\E","$options":"i"}}"#, []),
+        .set("regex \\Q quoted suffix (endsWith)", #"{"text":{"$regex":"\\QWorld\\E$"}}"#, ["Bravo"]),
         .set("regex i", #"{"name":{"$regex":"^bravo","$options":"i"}}"#, ["Bravo"]),
         .set("regex i unicode", #"{"name":{"$regex":"ÉLICE","$options":"i"}}"#, ["Délice"]),
         .set("regex CJK", #"{"name":{"$regex":"^東"}}"#, ["東京"]),

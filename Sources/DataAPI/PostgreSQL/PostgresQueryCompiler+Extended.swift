@@ -95,7 +95,43 @@ extension PostgresQueryCompiler {
         var flags = dotAll ? (lines ? "w" : "s") : (lines ? "n" : "p")
         if options.contains("i") { flags += "i" }
         if options.contains("x") { flags += "x" }
-        return "(?\(flags))" + pattern
+        return "(?\(flags))" + Self.unquoting(pattern)
+    }
+
+    /// The pattern with each `\Q...\E` literal span (what the JS SDK's `startsWith`,
+    /// `endsWith` and `contains` send) written as escaped characters: PostgreSQL's regular
+    /// expressions have no `\Q`.
+    static func unquoting(_ pattern: String) -> String {
+        guard pattern.contains("\\Q") else { return pattern }
+        let characters = Array(pattern)
+        var result = ""
+        var quoting = false
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            let next = index + 1 < characters.count ? characters[index + 1] : nil
+            if quoting {
+                // Inside a span only `\E` means anything: it ends the span.
+                if character == "\\", next == "E" {
+                    quoting = false
+                    index += 2
+                } else {
+                    result += Self.escaped(character)
+                    index += 1
+                }
+            } else if character == "\\", let next {
+                if next == "Q" { quoting = true } else { result += String([character, next]) }
+                index += 2
+            } else {
+                result.append(character)
+                index += 1
+            }
+        }
+        return result
+    }
+
+    private static func escaped(_ character: Character) -> String {
+        character.isLetter || character.isNumber || character == " " ? String(character) : "\\" + String(character)
     }
 
     /// `SELECT <selected> FROM <class table> WHERE <condition>`; a class that doesn't exist
