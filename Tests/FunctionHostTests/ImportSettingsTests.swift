@@ -87,14 +87,19 @@ import Testing
         try ImportFixture.write(#"{"permissions":{"find":{"*":true},"fly":{"*":true}}}"#, to: fixture.folder + "/Post_permissions.json")
         try ImportFixture.write(#"{"schema":{"a":{"hidden":"yes"}}}"#, to: fixture.folder + "/Tag_schema.json")
         try ImportFixture.write(#"{"permissions":{"find":{"onlySignInUsers":true}}}"#, to: fixture.folder + "/Todo_permissions.json")
+        // LeanCloud's default for users, which this host doesn't share: applied, and pointed out.
+        try ImportFixture.write(#"{"permissions":{"find":{"*":true}}}"#, to: fixture.folder + "/_User_permissions.json")
 
         let summary = try await fixture.importInto(directory, path: fixture.folder)
-        #expect(summary.classesWithSettings == ["Todo"], "\(summary)")
+        #expect(summary.classesWithSettings == ["Todo", "_User"], "\(summary)")
+        #expect(summary.notes.contains { $0.contains("_User find is open to everyone") }, "\(summary.notes)")
         #expect(summary.skipped.contains { $0.file.hasSuffix("Post_permissions.json") && $0.reason.contains("fly") }, "\(summary.skipped)")
         #expect(summary.skipped.contains { $0.file.hasSuffix("Tag_schema.json") && $0.reason.hasPrefix("107:") }, "\(summary.skipped)")
         try await TestServer.run(dataDirectory: directory) { api in
             let settings = try await api.get("/1.1/schemas/Todo/permissions", headers: Headers.master)
             #expect(settings["permissions"]?["find"] == ["onlySignInUsers": true], "\(settings)")
+            _ = try await api.post("/1.1/users", ["username": "ann", "password": "secret1"])
+            #expect(try await api.find("_User").results.count == 1)
         }
     }
 }

@@ -62,8 +62,16 @@ extension ExportImporter {
             }
             // A document restating the defaults (a live server's answer for an untouched class)
             // gives the class nothing to report.
-            if merged != ClassSettings.defaults(for: className, openUserQueries: service.openUserQueries) {
+            let defaults = ClassSettings.defaults(for: className, openUserQueries: service.openUserQueries)
+            if merged != defaults {
                 summary.classesWithSettings.insert(className)
+            }
+            // LeanCloud's own default lets any client list users; this host's doesn't, so an
+            // export restating LeanCloud's default opens something the operator may not expect.
+            if merged.rule(for: .find) != defaults.rule(for: .find), merged.rule(for: .find) == .everyone {
+                summary.notes.append(
+                    "\(origin): \(className) find is open to everyone, as the export says (closed by default here); close it with functionhost schema permit \(className) find nobody."
+                )
             }
         } catch let error as DataAPIError {
             summary.skip(origin, line: 1, "\(error.code.rawValue): \(error.message)")
