@@ -75,6 +75,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var users: UserOptions
     @OptionGroup var files: FileOptions
     @OptionGroup var databases: DatabaseOptions
+    @OptionGroup var edge: EdgeOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -100,9 +101,8 @@ struct Serve: AsyncParsableCommand {
             appKey: environment["LEANCLOUD_APP_KEY"], masterKey: environment["LEANCLOUD_APP_MASTER_KEY"],
             hookKey: environment["LEANCLOUD_APP_HOOK_KEY"])
         let resolvedPort = port ?? environment["LEANCLOUD_APP_PORT"].flatMap(Int.init) ?? 3000
-        StartupBanner(
-            dataDirectory: dataDirectory, host: host, port: resolvedPort, keys: keys, showsSecrets: generated
-        ).write()
+        var banner = StartupBanner(
+            dataDirectory: dataDirectory, host: host, port: resolvedPort, keys: keys, showsSecrets: generated)
         var functions = FunctionRegistry()
         Functions.register(into: &functions)
         var configuration = HostConfiguration(
@@ -122,6 +122,9 @@ struct Serve: AsyncParsableCommand {
         try users.apply(to: &configuration, environment: environment)
         try files.apply(to: &configuration, environment: environment)
         try databases.apply(to: &configuration, environment: environment)
+        try edge.apply(to: &configuration, environment: environment)
+        banner.publicURL = configuration.publicURL
+        banner.write()
         try await FunctionHostServer.run(configuration: configuration, logger: logger)
     }
 }

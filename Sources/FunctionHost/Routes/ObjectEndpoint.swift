@@ -10,7 +10,8 @@ struct ObjectEndpoint: Sendable {
     let accounts: UserAccounts
     /// What a new user is sent (verification link or code), when the settings say so.
     let verification: UserVerification
-    /// The address links in emails start with; nil takes it from the request's `Host`.
+    /// The address links in emails start with; nil sends none (`serve` refuses
+    /// `--verify-email-on-signup` without it).
     let publicURL: String?
     /// Where failures to send signup messages are logged.
     let logger: Logger
@@ -26,8 +27,7 @@ struct ObjectEndpoint: Sendable {
     }
 
     func create(
-        _ className: String, body: [String: JSONValue], parameters: [String: String], caller: Caller, prefix: String,
-        linkBase: String? = nil
+        _ className: String, body: [String: JSONValue], parameters: [String: String], caller: Caller, prefix: String
     ) async throws -> JSONResponse {
         var body = body
         let fetchWhenSave = Self.fetchWhenSave(&body, parameters)
@@ -49,7 +49,7 @@ struct ObjectEndpoint: Sendable {
         var object = try await data.create(className, body: body, caller: caller)
         if className == "_User" {
             do {
-                try await verification.sendSignupMessages(to: object, linkBase: linkBase ?? publicURL ?? "http://localhost")
+                try await verification.sendSignupMessages(to: object, linkBase: publicURL)
             } catch {
                 // The user exists either way; they can ask for the message again.
                 logger.error("Signup message to user \(object.objectId) not sent: \(error)")
