@@ -9,7 +9,8 @@ extension DataService {
 
     /// Fields never shown in a `_User`'s REST form (the session token is added back only for the
     /// user itself, by signup, login and `users/me`).
-    public static let hiddenUserFields: Set<String> = ["password", "sessionToken", "_failedLogins", "_loginAttempts"]
+    /// (`salt` is an exported LeanCloud user's, which the import folds into `password`.)
+    public static let hiddenUserFields: Set<String> = ["password", "sessionToken", "_failedLogins", "_loginAttempts", "salt"]
 
     /// Checks and completes the body of a `_User` write. `id` is nil for a signup.
     func prepareUser(_ body: inout [String: JSONValue], id: String?, caller: Caller) async throws {
