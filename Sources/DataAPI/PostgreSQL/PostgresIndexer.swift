@@ -73,4 +73,9 @@ final class PostgresIndexer: Sendable {
             ensured.withLock { _ = $0.insert(name) }
         }
     }
+
+    /// Forgets the indexes known on `table` (after one was dropped), so queries create them again.
+    func forget(table: String) {
+        ensured.withLock { set in set = set.filter { !$0.hasPrefix(table + "_") } }
+    }
 }

@@ -55,4 +55,9 @@ final class SQLiteIndexer: Sendable {
             for item in missing { set.insert("\(table)_ix_\(item.name)") }
         }
     }
+
+    /// Forgets the indexes known on `table` (after one was dropped), so queries create them again.
+    func forget(table: String) {
+        ensured.withLock { set in set = set.filter { !$0.hasPrefix(table + "_") } }
+    }
 }
