@@ -47,9 +47,12 @@ import Testing
     @Test func aTypeTakenFromTheNameIsHandledTheSame() async throws {
         try await FileFixture.run { api, _ in
             // No Content-Type: the server takes it from the name (text/html here).
-            let reply = try await api.send(.post, "/1.1/files/page.html", headers: Headers.client, body: "<h1>hi</h1>")
-            #expect(reply.status == .created, "\(reply)")
-            let key = try #require(reply["key"]?.stringValue)
+            let reply = try await FileFixture.exchange(
+                api, .post, "/1.1/files/page.html", headers: Headers.client, body: Array("<h1>hi</h1>".utf8))
+            #expect(reply.status == .created, "\(reply.status)")
+            let file = try JSONValue(parsing: reply.body)
+            #expect(file["mime_type"] == "text/html", "\(file)")
+            let key = try #require(file["key"]?.stringValue)
             let served = try await api.get("/files/\(key)", headers: Headers.none)
             #expect(served.header("Content-Disposition")?.hasPrefix("attachment") == true, "\(served.headers)")
             #expect(served.header("Content-Disposition")?.contains("filename=\"page.html\"") == true, "\(served.headers)")
