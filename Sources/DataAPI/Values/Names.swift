@@ -6,9 +6,11 @@ public enum Names {
     ])
 
     /// System classes the host keeps for itself (verification codes, the message outbox, deploy
-    /// versions and environments, upload tokens, class settings): only the master key reads or writes them.
+    /// versions and environments, upload tokens, class settings, captchas, send counts): only the
+    /// master key reads or writes them.
     public static let internalClasses: Set<String> = [
         "_VerificationCode", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment", "_FileToken", "_ClassSettings",
+        "_Captcha", "_MessageSend",
     ]
 
     /// Fields that carry transport information in request bodies (browser SDKs tunnel method,
