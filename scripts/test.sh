@@ -29,7 +29,7 @@ if [ -z "$url" ]; then
     url=$(bash scripts/postgres.sh start "$dir/pg")
 fi
 echo "== End-to-end and storage tests, on PostgreSQL ($url)"
-FUNCTIONHOST_TEST_DATABASE_URL=$url swift test --skip-build --no-parallel --filter "FunctionHostTests|StorageEngineTests"
+FUNCTIONHOST_TEST_DATABASE_URL=$url swift test --skip-build --no-parallel --filter "FunctionHostTests|StorageEngineTests|AccessPropertyTests"
 echo "== kill -9 under load, on PostgreSQL"
 separator="?"; [[ "$url" == *"?"* ]] && separator="&"
 python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 3 --database "${url}${separator}schema=crash"

@@ -13,7 +13,8 @@ public enum FunctionHostServer {
     public static func makeApplication(
         configuration: HostConfiguration, logger: Logger = Logger(label: "functionhost")
     ) async throws -> some ApplicationProtocol {
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        try DataDirectory.prepare(configuration.dataDirectory)
+        try DataDirectory.restrict(URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("keys.json").path)
         let databases = try await Databases.open(configuration, logger: logger)
         do {
             return try await makeApplication(configuration: configuration, databases: databases, logger: logger)
@@ -141,8 +142,9 @@ public enum FunctionHostServer {
     static func makeRouter(configuration: HostConfiguration, services: Services) -> Router<HostRequestContext> {
         let data = services.data
         let router = Router(context: HostRequestContext.self)
-        // Order matters: every request is logged and counted; CORS answers preflights first;
-        // errors are mapped for everything inside.
+        // Order matters: the client's address is known first; every request is logged and
+        // counted; CORS answers preflights first; errors are mapped for everything inside.
+        router.add(middleware: ClientAddressMiddleware(proxies: configuration.trustedProxies))
         router.add(middleware: ObservingMiddleware(metrics: services.metrics))
         router.add(middleware: LeanCloudCORSMiddleware())
         router.add(middleware: ErrorMiddleware())
@@ -150,8 +152,10 @@ public enum FunctionHostServer {
         if limiter.limitsClients { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         router.add(
             middleware: AuthMiddleware(
-                authenticator: Authenticator(keys: configuration.keys),
-                bodyLimits: BodyLimits(largest: configuration.maxBodySize), data: data))
+                authenticator: Authenticator(
+                    keys: configuration.keys, signatureWindow: configuration.signatureWindow, now: configuration.clock),
+                bodyLimits: BodyLimits(largest: configuration.maxBodySize), data: data,
+                stagingSharesData: configuration.stagingDataDirectory == nil && configuration.stagingDatabase == nil))
         router.add(middleware: ClientOriginMiddleware())
         EngineRoutes().register(on: router)
         OpenAPIRoutes(version: EngineRoutes.version).register(on: router)

@@ -11,8 +11,8 @@ struct FunctionHostCommand: AsyncParsableCommand {
         commandName: "functionhost",
         abstract: "A self-hosted cloud-function runtime and hook host speaking the LeanCloud REST protocol.",
         subcommands: [
-            Serve.self, Deploy.self, Promote.self, Rollback.self, Versions.self, Invoke.self, EnvCommand.self, Logs.self, Import.self,
-            CheckCloudCode.self,
+            Serve.self, Deploy.self, Promote.self, Rollback.self, Versions.self, Invoke.self, EnvCommand.self, SchemaCommand.self, Logs.self,
+            Import.self, CheckCloudCode.self,
         ],
         defaultSubcommand: Serve.self)
 }
@@ -76,6 +76,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var messages: MessageOptions
     @OptionGroup var files: FileOptions
     @OptionGroup var databases: DatabaseOptions
+    @OptionGroup var edge: EdgeOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -101,9 +102,8 @@ struct Serve: AsyncParsableCommand {
             appKey: environment["LEANCLOUD_APP_KEY"], masterKey: environment["LEANCLOUD_APP_MASTER_KEY"],
             hookKey: environment["LEANCLOUD_APP_HOOK_KEY"])
         let resolvedPort = port ?? environment["LEANCLOUD_APP_PORT"].flatMap(Int.init) ?? 3000
-        StartupBanner(
-            dataDirectory: dataDirectory, host: host, port: resolvedPort, keys: keys, showsSecrets: generated
-        ).write()
+        var banner = StartupBanner(
+            dataDirectory: dataDirectory, host: host, port: resolvedPort, keys: keys, showsSecrets: generated)
         var functions = FunctionRegistry()
         Functions.register(into: &functions)
         var configuration = HostConfiguration(
@@ -124,6 +124,9 @@ struct Serve: AsyncParsableCommand {
         try messages.apply(to: &configuration, environment: environment)
         try files.apply(to: &configuration, environment: environment)
         try databases.apply(to: &configuration, environment: environment)
+        try edge.apply(to: &configuration, environment: environment)
+        banner.publicURL = configuration.publicURL
+        banner.write()
         try await FunctionHostServer.run(configuration: configuration, logger: logger)
     }
 }

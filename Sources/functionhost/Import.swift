@@ -14,7 +14,8 @@ struct Import: AsyncParsableCommand {
         discussion: """
             PATH is a console export archive (.tar.gz), a folder of its files (<Class>.0.jsonl, \
             _Join:<field>:<Class>.jsonl, <Class>_schema.json), or one JSON Lines file. Objects keep \
-            their ids, dates, ACLs and typed values; users keep their passwords (LeanCloud's hashes \
+            their ids, dates, ACLs and typed values; the schema files' class permissions and field \
+            flags become the classes' settings; users keep their passwords (LeanCloud's hashes \
             are checked at login and replaced by this host's) and session tokens. No hooks run. An \
             object whose id is already there is left alone, so running an import again, after an \
             interruption or not, gives the same database. Lines that can't be imported are listed \

@@ -2,7 +2,7 @@ import DataAPI
 import Foundation
 
 /// The summary an import prints: per class what was read, written and already there, relation
-/// members, file bytes, the skipped lines with their reasons, and what was noticed.
+/// members, class settings, file bytes, the skipped lines with their reasons, and what was noticed.
 enum ImportReport {
     /// How many skipped lines the text lists (`--json` lists all the summary kept).
     static let listedSkips = 20
@@ -22,6 +22,10 @@ enum ImportReport {
             lines.append(line)
         }
         if summary.relationMembers > 0 { lines.append("  relation members: \(summary.relationMembers)") }
+        if !summary.classesWithSettings.isEmpty {
+            let names = summary.classesWithSettings.sorted().joined(separator: ", ")
+            lines.append("  class settings (permissions, field flags): \(summary.classesWithSettings.count) classes (\(names))")
+        }
         if summary.fileBytesCopied + summary.fileBytesMissing > 0 {
             lines.append(
                 "  file bytes: \(summary.fileBytesCopied) served here, \(summary.fileBytesMissing) not found (old url kept)")
@@ -56,6 +60,7 @@ enum ImportReport {
         let document: JSONValue = [
             "classes": .object(classes), "written": .int(Int64(summary.written)),
             "existing": .int(Int64(summary.existing)), "relationMembers": .int(Int64(summary.relationMembers)),
+            "classSettings": .array(summary.classesWithSettings.sorted().map { .string($0) }),
             "fileBytesCopied": .int(Int64(summary.fileBytesCopied)),
             "fileBytesMissing": .int(Int64(summary.fileBytesMissing)), "files": .int(Int64(summary.files)),
             "skippedCount": .int(Int64(summary.skippedCount)), "skipped": .array(skipped),

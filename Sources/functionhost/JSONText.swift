@@ -33,4 +33,11 @@ enum JSONText {
         }
         return string(value)
     }
+
+    /// A JSON value as indented text, keys sorted, for a person to read.
+    static func pretty(_ value: Any) -> String {
+        let data = try? JSONSerialization.data(
+            withJSONObject: value, options: [.fragmentsAllowed, .sortedKeys, .withoutEscapingSlashes, .prettyPrinted])
+        return data.map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
 }

@@ -6,7 +6,7 @@ import NIOHTTP1
 /// `import --from-server`: reads a live app's classes through its REST API (master key) and hands
 /// them to the importer: the class list from `GET /1.1/schemas`, each class a page at a time
 /// through the Scan API, and the members of each Relation an object holds through `$relatedTo`
-/// queries (one owner at a time, as the API allows).
+/// queries (one owner at a time, as the API allows), and each class's permissions and field flags.
 ///
 /// The REST API never returns users' password hashes, so users pulled this way sign in again
 /// after a password reset; the console export carries the hashes (the summary says so).
@@ -53,6 +53,7 @@ struct ServerPull: Sendable {
         if let only {
             names = only
         }
+        var withoutPermissions: [String] = []
         for name in names {
             let relations = try await scan(name, into: &importer)
             for (field, relation) in relations.sorted(by: { $0.key < $1.key }) {
@@ -61,6 +62,13 @@ struct ServerPull: Sendable {
                         of: owner, className: name, field: field, target: relation.target, into: &importer)
                 }
             }
+            let permissionsCame = try await pullSettings(of: name, descriptors: classes[name], into: &importer)
+            if !permissionsCame { withoutPermissions.append(name) }
+        }
+        if !withoutPermissions.isEmpty {
+            importer.note(
+                "\(withoutPermissions.joined(separator: ", ")): class permissions not pulled (the source does not answer /1.1/schemas/<Class>/permissions): set them with functionhost schema permit, or import the console's schema export."
+            )
         }
         if names.contains("_User") {
             importer.note(
@@ -100,6 +108,27 @@ struct ServerPull: Sendable {
             cursor = answer["cursor"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         } while cursor != nil
         return relations
+    }
+
+    /// Applies a class's permissions and field flags as the source has them: its settings
+    /// document where it answers `GET /1.1/schemas/{Class}/permissions` (FunctionHost does), else
+    /// only the flags its `/schemas` field descriptors carry. Returns whether the permissions came.
+    private func pullSettings(
+        of className: String, descriptors: JSONValue?, into importer: inout ExportImporter
+    ) async throws -> Bool {
+        // The host's own classes have no settings of their own (a FunctionHost source lists them).
+        guard !Names.internalClasses.contains(className) else { return true }
+        let document: JSONValue
+        do {
+            document = try await get("/1.1/schemas/\(className)/permissions", [:])
+        } catch is ClientFailure {
+            if let descriptors {
+                try await importer.importSettings(["schema": descriptors], className: className, origin: "\(className) (schema)")
+            }
+            return false
+        }
+        try await importer.importSettings(document, className: className, origin: "\(className) (permissions)")
+        return true
     }
 
     /// Imports the members of one owner's Relation field, in objectId order, a page at a time.

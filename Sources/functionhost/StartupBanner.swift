@@ -12,6 +12,8 @@ struct StartupBanner {
     /// Whether the master and hook keys were generated just now (shown once; afterwards they
     /// are read from keys.json).
     let showsSecrets: Bool
+    /// The address clients reach the server at (`--public-url`); nil says what that turns off.
+    var publicURL: String? = nil
 
     /// The banner's lines.
     var lines: [String] {
@@ -26,6 +28,8 @@ struct StartupBanner {
         }
         lines += [
             "  Keys file:  \(dataDirectory)/keys.json",
+            publicURL.map { "  Public URL: \($0)" }
+                ?? "  Public URL: none: password-reset and verification emails are refused, file URLs use the listening address (set --public-url)",
             "Try it:",
             "  curl -X POST http://\(reachable):\(port)/1.1/classes/Todo \\",
             "    -H \"X-LC-Id: \(keys.appId)\" -H \"X-LC-Key: \(keys.appKey)\" -H \"Content-Type: application/json\" \\",

@@ -7,7 +7,7 @@ import FunctionHost
 struct UserOptions: ParsableArguments {
     @Option(
         name: .customLong("public-url"),
-        help: "The address links in emails start with, e.g. https://api.example.com (default: $FUNCTIONHOST_PUBLIC_URL, else the request's Host).")
+        help: "The address clients reach the server at, e.g. https://api.example.com: the start of links in emails and of file URLs (default: $FUNCTIONHOST_PUBLIC_URL; without it, password-reset and verification emails are refused and file URLs use the listening address).")
     var publicURL: String?
 
     @Option(
@@ -63,8 +63,13 @@ struct UserOptions: ParsableArguments {
 
     /// Applies the options (and their environment variables) to a configuration.
     func apply(to configuration: inout HostConfiguration, environment: [String: String]) throws {
-        configuration.publicURL = (publicURL ?? environment["FUNCTIONHOST_PUBLIC_URL"]).map { url in
-            url.hasSuffix("/") ? String(url.dropLast()) : url
+        if let text = publicURL ?? environment["FUNCTIONHOST_PUBLIC_URL"], !text.isEmpty {
+            guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil,
+                url.query == nil, url.fragment == nil
+            else {
+                throw ValidationError("--public-url needs an http(s) URL such as https://api.example.com, not '\(text)'.")
+            }
+            configuration.publicURL = text.hasSuffix("/") ? String(text.dropLast()) : text
         }
         if let text = messageWebhook ?? environment["FUNCTIONHOST_MESSAGE_WEBHOOK"] {
             guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
@@ -73,6 +78,9 @@ struct UserOptions: ParsableArguments {
             configuration.messageWebhook = url
         }
         configuration.verification.verifyEmailOnSignup = verifyEmailOnSignup
+        if verifyEmailOnSignup, configuration.publicURL == nil {
+            throw ValidationError("--verify-email-on-signup needs --public-url: the links it emails start with it.")
+        }
         configuration.verification.verifyPhoneOnSignup = verifyPhoneOnSignup
         for entry in defaultACLs {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)

@@ -105,6 +105,32 @@ struct ClassSettingsTests {
         await expectDataAPIErrorAsync(119) { _ = try await service.fetch("_ClassSettings", id: "Post", caller: client) }
     }
 
+    @Test("What was set is stored, not the defaults: an untouched default follows the configuration, a default turned off stays off")
+    func storedOverDefaults() async throws {
+        let set = try await service.updateClassSettings(
+            "_User", with: ["schema": ["email": ["user_private": false], "nickname": ["type": "String", "hidden": true]]],
+            caller: .master)
+        #expect(set.rule(for: .find) == .nobody)
+        #expect(!set.flags(of: "email").userPrivate && set.flags(of: "authData").userPrivate)
+        #expect(set.flags(of: "nickname") == FieldFlags(hidden: true))
+        // Another host on the same database, configured to open user queries: find follows its
+        // configuration, since nobody set it; email stays public, nickname hidden.
+        var opened = DataService(sqlite: try db.reopen())
+        opened.openUserQueries = true
+        let seen = try await opened.classSettings(of: "_User")
+        #expect(seen.rule(for: .find) == .everyone)
+        #expect(!seen.flags(of: "email").userPrivate && seen.flags(of: "nickname").hidden)
+        // Once set, a rule is the operator's, whatever the configuration.
+        _ = try await service.updateClassSettings("_User", with: ["permissions": ["find": ["onlySignInUsers": true]]], caller: .master)
+        let reopened = DataService(sqlite: try db.reopen())
+        #expect(try await reopened.classSettings(of: "_User").rule(for: .find) == .signedInUsers)
+        // A malformed change stores nothing.
+        await expectDataAPIErrorAsync(107) {
+            _ = try await service.updateClassSettings("_User", with: ["permissions": ["get": ["users": 3]]], caller: .master)
+        }
+        #expect(try await DataService(sqlite: try db.reopen()).classSettings(of: "_User").rule(for: .get) == .everyone)
+    }
+
     @Test("A closed find refuses with 403, and a subquery into that class too; the master key isn't bound")
     func closedFindReachesSubqueries() async throws {
         _ = try await service.create("Secret", body: ["n": 1], caller: .master)

@@ -24,8 +24,8 @@ import Testing
     }
 
     /// Runs `functionhost ARGUMENTS` against the server on `port`, with the credentials in its
-    /// environment as a deployment script would have them.
-    static func functionhost(_ arguments: [String], port: Int) async throws -> Run {
+    /// environment as a deployment script would have them; `input` is its standard input.
+    static func functionhost(_ arguments: [String], port: Int, input: String? = nil) async throws -> Run {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -38,6 +38,13 @@ import Testing
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
+        if let input {
+            let pipe = Pipe()
+            process.standardInput = pipe
+            // Small enough for the pipe's buffer, so writing before the process reads can't block.
+            pipe.fileHandleForWriting.write(Data(input.utf8))
+            try pipe.fileHandleForWriting.close()
+        }
         // Waiting without blocking a thread: the server answering the command runs in this process.
         let status: Int32 = try await withCheckedThrowingContinuation { continuation in
             process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }

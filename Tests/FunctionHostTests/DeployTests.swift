@@ -188,9 +188,13 @@ import Testing
                 """
             ]
             #expect(try await api.post("/1.1/engine/deploys", headers: Headers.master, ["environment": "staging", "files": hooked]).status == .created)
-            let stagingTodo = try await api.create("Todo", ["title": "a"], headers: Self.staging)
+            // The master key tries staging's hooks; a client's staging writes on shared data run
+            // production's (EdgeStagingAttackTests).
+            let stagingTodo = try await api.create("Todo", ["title": "a"], headers: Self.masterStaging)
+            let clientTodo = try await api.create("Todo", ["title": "c"], headers: Self.staging)
             let productionTodo = try await api.create("Todo", ["title": "b"])
             #expect(try await api.fetch("Todo", stagingTodo)["checked"] == "staging")
+            #expect(try await api.fetch("Todo", clientTodo)["checked"] == nil)
             #expect(try await api.fetch("Todo", productionTodo)["checked"] == nil)
             let stagingNames = try await api.get("/1.1/functions/_ops/metadatas", headers: Self.masterStaging)
             #expect(stagingNames["result"]?.arrayValue?.contains("__before_save_for_Todo") == true, "\(stagingNames)")

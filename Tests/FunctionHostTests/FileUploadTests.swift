@@ -25,8 +25,8 @@ import Testing
             #expect(file["mime_type"] == "text/plain")
             #expect(key.hasSuffix(".txt") && key.count > 20, "key \(key)")
             // The test client sends `Host: localhost`.
-            #expect(file["url"] == .string("http://localhost/files/\(key)"))
-            #expect(reply.header("Location") == "http://localhost/files/\(key)")
+            #expect(file["url"] == .string("http://127.0.0.1:\(api.port)/files/\(key)"))
+            #expect(reply.header("Location") == "http://127.0.0.1:\(api.port)/files/\(key)")
             #expect(file["metaData"] == ["size": 13, "_checksum": .string(MD5.hex("Hello, World!")), "owner": "unknown"])
             #expect(isCanonicalISODate(file["createdAt"]?.stringValue), "\(file)")
 

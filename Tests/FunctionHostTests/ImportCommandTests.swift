@@ -31,6 +31,7 @@ import Testing
         #expect(first.output.contains("Imported 10 new objects"), "\(first)")
         #expect(first.output.contains("Post.0.jsonl:5: Malformed JSON"), "\(first)")
         #expect(first.output.contains("file bytes: 1 served here"), "\(first)")
+        #expect(first.output.contains("class settings (permissions, field flags): 1 classes (Post)"), "\(first)")
 
         let second = try await CLITests.functionhost(arguments + ["--json"], port: 0)
         #expect(second.status == 0, "\(second)")
@@ -38,6 +39,7 @@ import Testing
         #expect(summary["written"] == 0 && summary["existing"] == 10, "\(second)")
         #expect(summary["skippedCount"] == 4)
         #expect(summary["relationMembers"] == 4)
+        #expect(summary["classSettings"] == ["Post"], "\(second)")
 
         try await TestServer.run(dataDirectory: directory) { api in
             let login = try await api.post("/1.1/login", ["username": "tom", "password": "password"])
@@ -86,6 +88,10 @@ import Testing
             let role = try await api.post(
                 "/1.1/roles", headers: Headers.master,
                 ["name": "Editors", "ACL": ["*": ["read": true]], "users": op("AddRelation", ["objects": [pointer("_User", userId)]])])
+            let closed = try await api.put(
+                "/1.1/schemas/Todo", headers: Headers.master,
+                ["permissions": ["find": ["onlySignInUsers": true]], "schema": ["n": ["read_only": true]]])
+            #expect(closed.status == .ok, "\(closed)")
             return (userId, todoIds, try #require(role.objectId, "\(role)"))
         }
         #expect(todoIds.count == 1500)
@@ -113,6 +119,7 @@ import Testing
         #expect(pulled.output.contains("Todo: 1500 new"), "\(pulled)")
         #expect(pulled.output.contains("relation members: 1"), "\(pulled)")
         #expect(pulled.output.contains("password reset"), "\(pulled)")
+        #expect(pulled.output.contains("class settings (permissions, field flags): 1 classes (Todo)"), "\(pulled)")
 
         let before = try await ImportFixture.snapshot(source)
         let after = try await ImportFixture.snapshot(destination)
@@ -123,6 +130,11 @@ import Testing
         try await TestServer.run(dataDirectory: destination) { api in
             let count = try await api.get("/1.1/classes/Todo?count=1&limit=0", headers: Headers.master)
             #expect(count["count"] == 1500)
+            // The source's class settings came along.
+            let settings = try await api.get("/1.1/schemas/Todo/permissions", headers: Headers.master)
+            #expect(settings["permissions"]?["find"] == ["onlySignInUsers": true], "\(settings)")
+            #expect(settings["schema"] == ["n": ["read_only": true]], "\(settings)")
+            expectError(try await api.find("Todo"), code: 403, status: .forbidden)
             let members = try await api.get(
                 "/1.1/users" + queryString(["where": #"{"$relatedTo":{"object":{"__type":"Pointer","className":"_Role","objectId":"\#(roleId)"},"key":"users"}}"#]),
                 headers: Headers.master)

@@ -37,7 +37,14 @@ import Testing
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // One request, then none for a thousand seconds: no refill can happen during the test.
-        try await TestServer.run(dataDirectory: directory, configure: { $0.rateLimits.perClient = 0.001 }) { api in
+        try await TestServer.run(
+            dataDirectory: directory,
+            configure: {
+                $0.rateLimits.perClient = 0.001
+                // The test client plays the proxy in front.
+                $0.trustedProxies = TrustedProxies(list: "127.0.0.1")!
+            }
+        ) { api in
             #expect(try await api.get("/1.1/date", headers: Self.from("203.0.113.1")).status == .ok)
             let refused = try await api.get("/1.1/classes/Todo", headers: Self.from("203.0.113.1"))
             expectError(refused, code: 429, status: .tooManyRequests)

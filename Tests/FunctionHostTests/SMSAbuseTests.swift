@@ -89,6 +89,7 @@ import Testing
         try await Self.twoHosts(configure: {
             $0.messageProtection.limits.perClient = nil
             $0.messageProtection.limits.perApp = .init(count: 4, period: 86_400)
+            $0.publicURL = "https://api.example.com"
         }) { a, b in
             for index in 0..<4 {
                 let reply = try await (index < 2 ? a : b).post("/1.1/requestSmsCode", ["mobilePhoneNumber": .string(Self.phone(index))])

@@ -5,17 +5,17 @@ import Testing
 /// A newcomer's first start: the server says, at once and while it runs (not when it exits,
 /// as buffered output did through a pipe), the keys it generated and a request to paste.
 @Suite struct StartupBannerTests {
-    @Test func theFirstStartPrintsTheGeneratedKeysAndACurlLineAtOnce() async throws {
-        let directory = try TestServer.makeDataDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let port = try MetricsTests.freePort()
+    /// Starts `functionhost serve --host 127.0.0.1 ARGUMENTS` with no keys or public URL in its
+    /// environment, and returns it still running (the caller ends it) with its banner.
+    static func serve(_ arguments: [String]) async throws -> (Process, String) {
         let process = Process()
         process.executableURL = CLITests.executable
-        process.arguments = [
-            "serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", directory + "/data", "--functions", directory,
-        ]
+        process.arguments = ["serve", "--host", "127.0.0.1"] + arguments
         var environment = ProcessInfo.processInfo.environment
-        for name in ["LEANCLOUD_APP_ID", "LEANCLOUD_APP_KEY", "LEANCLOUD_APP_MASTER_KEY", "LEANCLOUD_APP_HOOK_KEY"] {
+        for name in [
+            "LEANCLOUD_APP_ID", "LEANCLOUD_APP_KEY", "LEANCLOUD_APP_MASTER_KEY", "LEANCLOUD_APP_HOOK_KEY",
+            "FUNCTIONHOST_PUBLIC_URL",
+        ] {
             environment[name] = nil
         }
         environment["LOG_LEVEL"] = "error"
@@ -23,10 +23,6 @@ import Testing
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
-        defer {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-        }
         // Read until the banner's last line, while the server keeps running: a blocking read on
         // a thread of its own, so nothing waits on a timer.
         let reader = pipe.fileHandleForReading
@@ -39,6 +35,19 @@ import Testing
             }
             return String(decoding: data, as: UTF8.self)
         }.value
+        return (process, text)
+    }
+
+    @Test func theFirstStartPrintsTheGeneratedKeysAndACurlLineAtOnce() async throws {
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let port = try MetricsTests.freePort()
+        let (process, text) = try await Self.serve(
+            ["--port", String(port), "--data-dir", directory + "/data", "--functions", directory])
+        defer {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
         #expect(process.isRunning, "the banner came while the server runs")
         let keys = try JSONValue(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/data/keys.json"))))
         let appId = try #require(keys["appId"]?.stringValue, "\(keys)")

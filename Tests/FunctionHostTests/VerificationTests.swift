@@ -239,7 +239,7 @@ import Testing
               return new AV.Object('Audit').save({ verified: request.object.get('email'), user: request.currentUser.id }, { useMasterKey: true });
             });
             """
-        ]) { api in
+        ], configure: { $0.publicURL = "https://api.example.com" }) { api in
             let signup = try await api.post("/1.1/users", ["username": "gu", "password": "old", "email": "gu@example.com"])
             let id = try #require(signup.objectId)
             #expect(try await Self.user(api, id)["emailVerified"] == false)

@@ -2,8 +2,8 @@ extension DataService {
     /// The settings in force for a class: those stored for it, else the defaults (which
     /// `openUserQueries` opens `_User` find in).
     public func classSettings(of className: String) async throws -> ClassSettings {
-        if let stored = try await settingsStore.stored(className, in: storage) { return stored }
-        return ClassSettings.defaults(for: className, openUserQueries: openUserQueries)
+        try await settingsStore.settings(
+            className, defaults: ClassSettings.defaults(for: className, openUserQueries: openUserQueries), in: storage)
     }
 
     /// Lays `changes` (LeanCloud's `{"permissions": {...}, "schema": {...}}`, as an export's
@@ -15,9 +15,9 @@ extension DataService {
         guard !Names.internalClasses.contains(className) else {
             throw DataAPIError(.operationForbidden, "\(className) is the host's own class: its settings can't be changed.")
         }
-        let settings = try await classSettings(of: className).merging(changes)
-        try await settingsStore.store(settings, for: className, in: storage)
-        return settings
+        return try await settingsStore.update(
+            className, with: changes, defaults: ClassSettings.defaults(for: className, openUserQueries: openUserQueries),
+            in: storage)
     }
 
     /// The authorization step for one caller: its identities worked out once.

@@ -141,35 +141,4 @@ extension ExportImporter {
         let objects = summary.classes.values.reduce(0) { $0 + $1.read }
         progress(ImportProgress(bytesRead: input?.bytesRead ?? 0, totalBytes: totalBytes, objects: objects, file: file))
     }
-
-    /// Records the field types of a schema file (`{"schema": {...}}`, or `_all.json`'s three
-    /// parts); class permissions and indexes are noted, not applied.
-    mutating func importSchema(_ bytes: [UInt8], className: String, file: String) async throws {
-        guard case .object(let document)? = try? JSONValue(parsing: bytes) else {
-            summary.skip(file, line: 1, "107: the schema file is not a JSON object.")
-            return
-        }
-        if case .object(let fields)? = document["schema"] {
-            if knownTypes[className] == nil { knownTypes[className] = try await storage.fieldTypes(of: className) }
-            var types: [String: FieldType] = [:]
-            for (field, descriptor) in fields where !Names.builtInFields.contains(field) && field != "ACL" {
-                guard case .string(let name)? = descriptor["type"], let type = FieldType(rawValue: name),
-                    Names.isValidFieldName(field), knownTypes[className]?[field] == nil
-                else { continue }
-                types[field] = type
-            }
-            _ = try await storage.insertExported(className, objects: [], fieldTypes: types, relations: [])
-            knownTypes[className, default: [:]].merge(types) { old, _ in old }
-            if case .object(let acl)? = fields["ACL"], acl["default"] != nil {
-                summary.notes.append("\(file): the class's default ACL is not applied; give it with serve --default-acl.")
-            }
-        }
-        if case .object(let permissions)? = document["permissions"], !permissions.isEmpty {
-            summary.notes.append("\(file): class permissions are not applied (use ACLs or a beforeSave hook).")
-        }
-        if case .array(let indexes)? = document["indexes"], !indexes.isEmpty {
-            summary.notes.append(
-                "\(file): \(indexes.count) index(es) not applied: queried fields are indexed on first use here.")
-        }
-    }
 }

@@ -7,10 +7,13 @@ import Foundation
 /// objects are written in batches, so memory stays flat whatever the export's size. Objects keep
 /// their ids, dates and ACLs; an object whose id is already there is left as it is, so running an
 /// import twice changes nothing and an interrupted one can simply be run again. No hooks run.
+/// Schema files set the classes' permissions and field flags as the export has them.
 /// A line that can't be imported is recorded with its file, line and reason, and the rest go on.
 public struct ExportImporter {
     /// Where objects go.
     public let storage: any StorageEngine
+    /// Applies the class settings of schema files, as the master key would.
+    let service: DataService
     /// How export objects become stored ones.
     public var decoder: ExportDecoder
     /// Where the bytes of `_File` objects come from, when they were downloaded beside the export.
@@ -31,6 +34,7 @@ public struct ExportImporter {
     /// Creates an importer writing to `storage`.
     public init(storage: any StorageEngine, decoder: ExportDecoder = ExportDecoder()) {
         self.storage = storage
+        self.service = DataService(storage: storage)
         self.decoder = decoder
     }
 

@@ -28,13 +28,16 @@ public struct ImportSummary: Sendable, Hashable {
     public var fileBytesCopied = 0
     /// `_File` objects whose bytes were not found there (they keep their old url).
     public var fileBytesMissing = 0
+    /// The classes whose permissions or field flags the export set (other than the defaults),
+    /// now in force here.
+    public var classesWithSettings: Set<String> = []
     /// Files read.
     public var files = 0
     /// Skipped lines, the first `maxListedSkips` of them.
     public var skipped: [SkippedLine] = []
     /// How many lines were skipped in all.
     public var skippedCount = 0
-    /// What the import noticed and did not apply (class permissions, indexes, CSV files).
+    /// What the import noticed and did not apply (default ACLs, indexes, CSV files).
     public var notes: [String] = []
 
     /// How many skipped lines are listed; the rest are only counted.

@@ -1,8 +1,9 @@
 public import Logging
 
-/// The sender used when no provider is configured: each message goes to the log and to the
-/// outbox, class `_Outbox`, which only the master key reads
-/// (`GET /1.1/classes/_Outbox?where={"to":"..."}`), so local development and tests see the codes.
+/// The sender used when no provider is configured: each message goes to the outbox, class
+/// `_Outbox`, which only the master key reads (`GET /1.1/classes/_Outbox?where={"to":"..."}`),
+/// so local development and tests see the codes; the log says a message was kept there, without
+/// its text (a code or link in a log is a live credential for whoever reads it).
 public struct OutboxSender: MessageSender {
     /// The service the outbox is written through.
     public let data: DataService
@@ -17,7 +18,7 @@ public struct OutboxSender: MessageSender {
 
     public func send(_ message: OutgoingMessage) async throws {
         logger.info(
-            "Outbox: \(message.channel.rawValue) to \(message.to): \(message.text)",
+            "Outbox: \(message.channel.rawValue) to \(message.to) kept in _Outbox (the master key reads it).",
             metadata: ["purpose": .string(message.purpose)])
         guard case .object(var fields) = message.json else { return }
         fields["ACL"] = [:]

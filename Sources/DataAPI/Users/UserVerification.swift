@@ -178,8 +178,11 @@ public struct UserVerification: Sendable {
 
     /// What a new user is sent when the settings say so: a link to its email address, a code to
     /// its phone. A failure to send is logged by the caller, never undoes the signup.
-    public func sendSignupMessages(to user: StoredObject, linkBase: String) async throws {
-        if settings.verifyEmailOnSignup, let email = user.fields["email"]?.stringValue, !email.isEmpty {
+    ///
+    /// - Parameter linkBase: where the link starts (the server's public URL); nil sends no link,
+    ///   as no trustworthy address is known (the server refuses to start that way).
+    public func sendSignupMessages(to user: StoredObject, linkBase: String?) async throws {
+        if settings.verifyEmailOnSignup, let linkBase, let email = user.fields["email"]?.stringValue, !email.isEmpty {
             try await sendLink(.verifyEmail, to: email, user: user, linkBase: linkBase)
         }
         if settings.verifyPhoneOnSignup, let phone = user.fields["mobilePhoneNumber"]?.stringValue, !phone.isEmpty {

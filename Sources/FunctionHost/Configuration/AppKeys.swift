@@ -35,7 +35,11 @@ public struct AppKeys: Sendable, Hashable, Codable {
     public static func resolve(
         dataDirectory: String, appId: String?, appKey: String?, masterKey: String?, hookKey: String?
     ) throws -> (keys: AppKeys, generated: Bool) {
+        // The master key is the operator's alone: 0600 in a 0700 directory, narrowed if older
+        // versions left the file readable by every local account.
+        try DataDirectory.prepare(dataDirectory)
         let url = URL(fileURLWithPath: dataDirectory).appendingPathComponent("keys.json")
+        try DataDirectory.restrict(url.path)
         var stored: AppKeys?
         if let data = try? Data(contentsOf: url) {
             stored = try JSONDecoder().decode(AppKeys.self, from: data)
@@ -49,6 +53,7 @@ public struct AppKeys: Sendable, Hashable, Codable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             try encoder.encode(fresh).write(to: url, options: .atomic)
+            try DataDirectory.restrict(url.path)
         }
         return (keys, stored == nil)
     }

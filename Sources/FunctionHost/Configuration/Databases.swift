@@ -25,8 +25,7 @@ struct Databases: Sendable {
             pools.append(pool)
             staging = pool
         } else if let directory = configuration.stagingDataDirectory {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            staging = try SQLiteStorage(path: HostConfiguration.databasePath(in: directory))
+            staging = try openSQLite(in: directory)
         }
         return Databases(production: production, staging: staging, pools: pools)
     }
@@ -42,8 +41,15 @@ struct Databases: Sendable {
             logger.info("Storage: PostgreSQL at \(database)")
             return pool
         }
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
-        return try SQLiteStorage(path: HostConfiguration.databasePath(in: dataDirectory))
+        return try openSQLite(in: dataDirectory)
+    }
+
+    /// The SQLite database under a data directory, its directory 0700 and its files 0600.
+    private static func openSQLite(in directory: String) throws -> SQLiteStorage {
+        try DataDirectory.prepare(directory)
+        let path = HostConfiguration.databasePath(in: directory)
+        try DataDirectory.prepareDatabase(at: path)
+        return try SQLiteStorage(path: path)
     }
 
     /// The engine requests use: production's, or the pair that picks by environment.

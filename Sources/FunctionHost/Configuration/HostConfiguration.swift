@@ -25,7 +25,7 @@ public struct HostConfiguration: Sendable {
     public var javaScriptCollectsGarbageBeforeEachStep = false
     /// Whether clients may query `_User` (LeanCloud keeps it closed).
     public var openUserQueries = false
-    /// The clock login lockouts are measured with.
+    /// The clock login lockouts and `X-LC-Sign` timestamps are measured with.
     public var clock: @Sendable () -> Date = { Date() }
     /// Deadlines and nesting depth of hooks.
     public var hookLimits = HookDispatcher.Limits()
@@ -54,9 +54,15 @@ public struct HostConfiguration: Sendable {
     /// How often a host checks the database for deploys made through another host (a second
     /// host's deploy, promote or rollback is live here within this interval).
     public var deployCheckInterval: Duration = .milliseconds(250)
-    /// The address the links in emails start with (`https://api.example.com`); nil takes the
-    /// request's `Host`.
+    /// The address clients reach the server at (`https://api.example.com`): the start of links in
+    /// emails and of file URLs. Nil refuses to email links (400, code 1) and gives file URLs the
+    /// address the connection reached; the request's `Host` is never used.
     public var publicURL: String?
+    /// The proxies whose `X-Forwarded-For` / `X-Real-IP` name the client (none by default).
+    public var trustedProxies = TrustedProxies.none
+    /// How far an `X-LC-Sign` timestamp may be from the server's clock, either way: a signature
+    /// seen once is a credential only this long.
+    public var signatureWindow: TimeInterval = 15 * 60
     /// The request rates admitted per client address and per function (none by default).
     public var rateLimits = RateLimits()
     /// A second port serving `/metrics` without keys, for the operator's network; nil serves

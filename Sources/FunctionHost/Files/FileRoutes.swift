@@ -50,7 +50,7 @@ struct FileRoutes: Sendable {
             var draft = Self.draft(from: body, name: name)
             draft.keepFileName = body["keep_file_name"] == true
             let issued = try await tokens.issue(draft, key: body["key"]?.stringValue, caller: context.caller)
-            let base = request.linkBase(publicURL: publicURL)
+            let base = LinkBase.forFiles(publicURL: publicURL, context: context)
             let kept = issued.draft.keepFileName ? issued.draft.name : nil
             return JSONResponse([
                 "objectId": .string(issued.objectId), "token": .string(issued.token), "key": .string(issued.key),
@@ -63,7 +63,7 @@ struct FileRoutes: Sendable {
         }
         group.put("fileUploads/:token") { request, context in
             let object = try await tokens.upload(
-                token: try context.parameters.require("token"), baseURL: request.linkBase(publicURL: publicURL)
+                token: try context.parameters.require("token"), baseURL: LinkBase.forFiles(publicURL: publicURL, context: context)
             ) { writer in
                 try await Self.copy(request.body, to: writer)
             }
@@ -76,7 +76,7 @@ struct FileRoutes: Sendable {
                 throw DataAPIError(.badParameters, "A form upload needs a multipart/form-data body.")
             }
             let object = try await tokens.upload(
-                token: try context.parameters.require("token"), baseURL: request.linkBase(publicURL: publicURL)
+                token: try context.parameters.require("token"), baseURL: LinkBase.forFiles(publicURL: publicURL, context: context)
             ) { writer in
                 try await MultipartFileReader(boundary: boundary).copyFile(from: request.body, to: writer)
             }
@@ -119,7 +119,7 @@ struct FileRoutes: Sendable {
         }
         let prepared = try await files.prepare(draft, caller: context.caller)
         let object = try await files.store(
-            prepared, baseURL: request.linkBase(publicURL: publicURL), caller: context.caller
+            prepared, baseURL: LinkBase.forFiles(publicURL: publicURL, context: context), caller: context.caller
         ) { writer in
             if let buffered {
                 try buffered.withUnsafeReadableBytes { try writer.write($0) }

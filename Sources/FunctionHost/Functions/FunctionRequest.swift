@@ -19,7 +19,9 @@ public struct FunctionRequest: Sendable {
     public var remoteAddress: String?
     /// Whether the caller used the master key.
     public var isMaster: Bool
-    /// The environment the call runs in: `production`, or `staging` with `X-LC-Prod: 0`.
+    /// The environment whose code serves the call: `production`, or `staging` with `X-LC-Prod: 0`.
+    /// Its writes run the hooks of `data.caller.environment`: production's for a client's call
+    /// when staging shares production's data.
     public var environment: String
     /// The environment's variables (`functionhost env set`), secrets included: LeanEngine's
     /// `process.env`.

@@ -22,7 +22,7 @@ struct FunctionRoutes: Sendable {
     func register(on group: RouterGroup<HostRequestContext>) {
         group.get("functions/_ops/metadatas") { _, context in
             guard context.caller.isMaster else { throw HostError.unauthorized }
-            let registry = environments.current(context.caller.environment).registry
+            let registry = environments.current(context.functionsEnvironment).registry
             // Hooks are listed under LeanEngine's names (`__before_save_for_Todo`).
             let names = (registry.names + registry.hooks.functionNames).sorted()
             return JSONResponse(["result": .array(names.map { .string($0) })])
@@ -41,7 +41,7 @@ struct FunctionRoutes: Sendable {
         var request = request
         let name = try context.parameters.require("name")
         // The environment's code as it is now: a deploy during the call doesn't change it.
-        let live = environments.current(context.caller.environment)
+        let live = environments.current(context.functionsEnvironment)
         let registry = live.registry
         guard let entry = registry.entries[name] else {
             throw HostError(status: .notFound, code: 1, message: "No such cloud function '\(name)'.")
@@ -60,17 +60,18 @@ struct FunctionRoutes: Sendable {
             for key in members.keys where key.hasPrefix("_") && !key.hasPrefix("__") { members[key] = nil }
             params = .object(members)
         }
-        var tags: Logger.Metadata = ["function": .string(name), "environment": .string(caller.environment)]
+        let environment = context.functionsEnvironment
+        var tags: Logger.Metadata = ["function": .string(name), "environment": .string(environment)]
         if let version = live.version { tags["version"] = .stringConvertible(version) }
-        let environment = caller.environment
         let user = entry.options.fetchesUser ? try await currentUser(sessionToken, known: caller.user) : nil
         // Functions act as their caller (its user's ACL rights, until they ask for `asMaster`),
-        // in the caller's environment, so their writes run that environment's hooks.
+        // and their writes run the hooks the caller's own writes would: a client's staging call
+        // on shared data writes under production's hooks.
         let functionRequest = FunctionRequest(
             params: params, sessionToken: sessionToken, currentUser: user, isRPC: rpc,
             remoteAddress: ClientAddress.of(request, context), isMaster: caller.isMaster,
             environment: environment, variables: live.variables, taggedLogger: TaggedLogger(context.logger.recording(into: logs), tags: tags), deadline: .now + entry.options.timeout,
-            data: DataClient(service: data, caller: Caller(isMaster: caller.isMaster, environment: environment, user: user)),
+            data: DataClient(service: data, caller: Caller(isMaster: caller.isMaster, environment: caller.environment, user: user)),
             functions: registry)
         let start = ContinuousClock.now
         let result: JSONValue

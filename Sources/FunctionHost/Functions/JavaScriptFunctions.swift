@@ -100,7 +100,7 @@ enum JavaScriptFunctions {
             outcome = try await code.call(
                 name, request: payload, mode: request.isRPC ? .rpc : .function, host: ScriptHost(
                     service: request.data.service,
-                    environment: request.environment, hookDepth: 0,
+                    environment: request.data.caller.environment, hookDepth: 0,
                     deadline: request.deadline, run: { try await request.run($0, params: $1, sessionToken: $2) }, outbound: outbound),
                 cpuLimit: cpuBudget(until: request.deadline), deadline: request.deadline)
         } catch {

@@ -9,6 +9,8 @@ struct AuthMiddleware: RouterMiddleware {
     let bodyLimits: BodyLimits
     /// Where session tokens are looked up.
     let data: DataService
+    /// Whether staging reads and writes production's data (no `--staging-data-dir`).
+    var stagingSharesData = true
 
     static let openPaths: Set<String> = [
         "/", "/__engine/1/ping", "/__engine/1.1/ping", "/1.1/date", "/1/date", "/openapi.json",
@@ -47,9 +49,12 @@ struct AuthMiddleware: RouterMiddleware {
             throw HostError.unauthorized
         }
         caller.presentedHookKey = authenticator.isHookKey(credentials.hookKey)
-        // `X-LC-Prod: 0` (or `false`) picks staging: its functions, and its hooks for writes.
+        // `X-LC-Prod: 0` (or `false`) picks staging's functions. Its hooks guard writes only where
+        // they can't reach production's data, or for the master key: on shared data a client
+        // picking staging would otherwise pick which validation (none, an old one) its writes pass.
         if let production = request.headers[.lcProd], production == "0" || production == "false" {
-            caller.environment = "staging"
+            context.functionsEnvironment = "staging"
+            if !stagingSharesData || caller.isMaster { caller.environment = "staging" }
         }
         // The session's user rides with the caller, so hooks fired by this request see it. An
         // unknown token is not refused here: functions with `fetchUser: false` take any token.

@@ -1,5 +1,6 @@
 import Crypto
 import DataAPI
+import Foundation
 import HTTPTypes
 import Hummingbird
 
@@ -7,6 +8,10 @@ import Hummingbird
 /// Parse aliases, or the `_ApplicationId`-style fields browsers put in `text/plain` bodies.
 struct Authenticator: Sendable {
     let keys: AppKeys
+    /// How far a signature's timestamp may be from `now`, either way.
+    var signatureWindow: TimeInterval = 15 * 60
+    /// The server's clock.
+    var now: @Sendable () -> Date = { Date() }
 
     /// The credentials a request presents, wherever they came from.
     struct Credentials: Sendable {
@@ -44,10 +49,14 @@ struct Authenticator: Sendable {
         key.map { Self.constantTimeEqual($0, keys.hookKey) } ?? false
     }
 
-    /// `X-LC-Sign: md5(timestamp + key),timestamp[,master]`.
+    /// `X-LC-Sign: md5(timestamp + key),timestamp[,master]`, with a timestamp within the window
+    /// around the server's clock: without that bound, one signature seen in a log or a proxy
+    /// would be the master key for good.
     private func verifySign(_ sign: String) -> Caller? {
         let parts = sign.split(separator: ",").map(String.init)
-        guard parts.count >= 2 else { return nil }
+        guard parts.count >= 2, let signedAt = Self.date(ofTimestamp: parts[1]),
+            abs(signedAt.timeIntervalSince(now())) <= signatureWindow
+        else { return nil }
         let isMaster = parts.count >= 3 && parts[2] == "master"
         let key = isMaster ? keys.masterKey : keys.appKey
         let digest = Insecure.MD5.hash(data: Array((parts[1] + key).utf8))
@@ -56,6 +65,14 @@ struct Authenticator: Sendable {
             return byte < 16 ? "0" + hex : hex
         }.joined()
         return Self.constantTimeEqual(parts[0].lowercased(), expected) ? Caller(isMaster: isMaster) : nil
+    }
+
+    /// A signature's timestamp: milliseconds, as LeanCloud documents it and the JS, .NET and
+    /// Dart SDKs send it, or seconds, as the PHP SDK sends it (a count of seconds is below 10^12
+    /// until the year 33658; milliseconds have been above it since 2001).
+    static func date(ofTimestamp text: String) -> Date? {
+        guard let value = Int64(text.trimmingCharacters(in: .whitespaces)), value > 0 else { return nil }
+        return Date(timeIntervalSince1970: value >= 1_000_000_000_000 ? Double(value) / 1000 : Double(value))
     }
 
     /// Compares secrets without leaking, through timing, how much of a guess was right.

@@ -3,28 +3,48 @@ import Hummingbird
 
 /// The address of the client behind a request.
 ///
-/// `X-Real-IP` or the first `X-Forwarded-For` address are believed only from a proxy on the
-/// same machine or a private network (nginx or a load balancer in front); from anywhere else they
-/// are whatever the client wrote, and a rate limit keyed on them would be no limit.
+/// `X-Forwarded-For` and `X-Real-IP` are believed only from the proxies the operator named
+/// (`--trusted-proxies`); from any other peer they are whatever the client wrote, and a rate limit
+/// or `meta.remoteAddress` keyed on them would be the client's choice.
 enum ClientAddress {
+    /// The client of a request: what `ClientAddressMiddleware` found, else the connection's peer.
     static func of(_ request: Request, _ context: HostRequestContext) -> String? {
-        guard let peer = context.remoteAddress else { return nil }
-        guard isProxy(peer) else { return peer }
-        if let real = request.headers[.realIP] { return real }
-        if let forwarded = request.headers[.forwardedFor] {
-            return forwarded.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? peer
-        }
-        return peer
+        context.clientAddress ?? context.remoteAddress
     }
 
-    /// Loopback and private (RFC 1918, unique local IPv6) addresses: where a proxy would be.
-    static func isProxy(_ address: String) -> Bool {
-        if address == "::1" || address.hasPrefix("127.") || address.hasPrefix("10.") || address.hasPrefix("192.168.") {
-            return true
+    /// The client behind `peer`. `X-Forwarded-For` is read from the right: each trusted proxy
+    /// appends the address it was connected from, so the rightmost address no trusted proxy
+    /// wrote is the client (what a client put at the left itself is skipped). `X-Real-IP` is
+    /// taken only when there is no `X-Forwarded-For`.
+    static func resolve(peer: String?, headers: HTTPFields, trusting proxies: TrustedProxies) -> String? {
+        guard let peer, proxies.contains(peer) else { return peer }
+        let forwarded = headers[values: .forwardedFor]
+            .flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+        if !forwarded.isEmpty {
+            var client = peer
+            for hop in forwarded.reversed() {
+                guard proxies.contains(client) else { break }
+                client = hop
+            }
+            return client
         }
-        if address.hasPrefix("fc") || address.hasPrefix("fd") || address.hasPrefix("::ffff:127.") { return true }
-        let parts = address.split(separator: ".")
-        if parts.count == 4, parts[0] == "172", let second = Int(parts[1]), (16...31).contains(second) { return true }
-        return false
+        if let real = headers[.realIP]?.trimmingCharacters(in: .whitespaces), !real.isEmpty { return real }
+        return peer
+    }
+}
+
+/// Finds each request's client address once, before anything (the rate limit first) asks.
+struct ClientAddressMiddleware: RouterMiddleware {
+    typealias Context = HostRequestContext
+    let proxies: TrustedProxies
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        context.clientAddress = ClientAddress.resolve(peer: context.remoteAddress, headers: request.headers, trusting: proxies)
+        return try await next(request, context)
     }
 }

@@ -9,16 +9,33 @@ public struct HostRequestContext: RequestContext {
     /// The authenticated caller, set by the auth middleware (a plain client until then: the
     /// open paths, ping and date, need no more).
     public var caller = Caller(isMaster: false)
+    /// The environment whose functions the request calls (`X-LC-Prod`), set by the auth
+    /// middleware. The hooks its writes run are the caller's `environment`, which differs on
+    /// shared data: a client's `X-LC-Prod: 0` calls staging's functions under production's hooks.
+    public var functionsEnvironment = "production"
     /// The largest body accepted; set from the configuration by the auth middleware.
     public var bodyLimit: Int = 20 * 1024 * 1024
 
     /// The peer's IP address, as the connection reports it.
     public var remoteAddress: String?
+    /// The client's address: the peer, or what a trusted proxy says (`ClientAddressMiddleware`).
+    public var clientAddress: String?
+    /// The socket address this connection reached the server at.
+    private var localAddress: SocketAddress?
+
+    /// The address this connection reached the server at (`http://127.0.0.1:3000`): where file
+    /// URLs point when no public URL is configured. The socket's own address, not the
+    /// request's `Host`, which the client writes; built only when asked for.
+    public var serverAddress: String? {
+        guard let localAddress, let ip = localAddress.ipAddress, let port = localAddress.port else { return nil }
+        return "http://\(ip.contains(":") ? "[\(ip)]" : ip):\(port)"
+    }
 
     /// Creates a context for a new request.
     public init(source: Source) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress?.ipAddress
+        localAddress = source.channel.localAddress
     }
 
     /// The largest body Hummingbird's decoders accept.

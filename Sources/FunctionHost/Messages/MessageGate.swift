@@ -46,11 +46,14 @@ struct MessageGate: Sendable {
     /// The messages a new user is sent (`UserVerification.sendSignupMessages`), counted like any
     /// other: a signup flood can't send more than the windows allow.
     func sendSignupMessages(
-        to user: StoredObject, verification: UserVerification, linkBase: String, caller: Caller
+        to user: StoredObject, verification: UserVerification, linkBase: String?, caller: Caller
     ) async throws {
         var channels: [OutgoingMessage.Channel] = []
         let settings = verification.settings
-        if settings.verifyEmailOnSignup, user.fields["email"]?.stringValue?.isEmpty == false { channels.append(.email) }
+        // As `sendSignupMessages` decides: no link is emailed without a public URL.
+        if settings.verifyEmailOnSignup, linkBase != nil, user.fields["email"]?.stringValue?.isEmpty == false {
+            channels.append(.email)
+        }
         if settings.verifyPhoneOnSignup, user.fields["mobilePhoneNumber"]?.stringValue?.isEmpty == false { channels.append(.sms) }
         guard !channels.isEmpty else { return }
         guard !caller.isMaster else { return try await verification.sendSignupMessages(to: user, linkBase: linkBase) }

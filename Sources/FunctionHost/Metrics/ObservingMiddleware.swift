@@ -39,7 +39,7 @@ struct ObservingMiddleware: RouterMiddleware {
         context.logger.info(
             "request",
             metadata: [
-                "method": .string(request.method.rawValue), "route": .string(route), "path": .string(request.uri.path),
+                "method": .string(request.method.rawValue), "route": .string(route), "path": .string(RedactedPath.of(request.uri.path)),
                 "status": .stringConvertible(status), "ms": .string(Self.milliseconds(duration)),
                 "environment": .string(environment),
             ])

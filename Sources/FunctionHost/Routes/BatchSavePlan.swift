@@ -87,7 +87,7 @@ struct BatchSavePlan: Sendable {
     /// The first failure ends the call with its error; the items before it stay written (each
     /// item is its own transaction, with hooks around it, as in `/batch`).
     func run(
-        endpoint: ObjectEndpoint, caller: Caller, prefix: String, linkBase: String
+        endpoint: ObjectEndpoint, caller: Caller, prefix: String
     ) async throws -> [String: JSONValue] {
         var objectIds: [String: String] = [:]
         var answers: [String: [String: JSONValue]] = [:]
@@ -102,8 +102,7 @@ struct BatchSavePlan: Sendable {
             switch action {
             case .create:
                 answer = try await endpoint.create(
-                    item.className, body: body, parameters: item.parameters, caller: caller, prefix: prefix,
-                    linkBase: linkBase
+                    item.className, body: body, parameters: item.parameters, caller: caller, prefix: prefix
                 ).body.objectValue ?? [:]
                 guard let id = answer["objectId"]?.stringValue else { throw Self.lostTrack(of: "a new object's id") }
                 objectIds[item.internalId] = id

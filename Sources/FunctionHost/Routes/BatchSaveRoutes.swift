@@ -19,9 +19,7 @@ struct BatchSaveRoutes: Sendable {
             let plan = try BatchSavePlan(entries.enumerated().map { try BatchSaveItem($1, index: $0) })
             // Everything that can be refused without running a hook is, before the first write.
             try await plan.preflight(data: endpoint.data, caller: context.caller)
-            let answers = try await plan.run(
-                endpoint: endpoint, caller: context.caller, prefix: prefix,
-                linkBase: request.linkBase(publicURL: endpoint.publicURL))
+            let answers = try await plan.run(endpoint: endpoint, caller: context.caller, prefix: prefix)
             return JSONResponse(.object(answers))
         }
     }

@@ -8,7 +8,7 @@ import NIOCore
 /// `captcha_token` answers `{"validate_token"}` for an SMS request.
 struct CaptchaRoutes: Sendable {
     let captchas: Captchas
-    /// The address image URLs start with; nil takes it as file URLs do.
+    /// The address image URLs start with; nil takes the server's own, as file URLs do.
     let publicURL: String?
 
     /// The image paths: the auth middleware lets them through, the token being the credential.
@@ -29,7 +29,7 @@ struct CaptchaRoutes: Sendable {
             if let size { wanted.size = size }
             if let ttl { wanted.ttl = Double(ttl) }
             let token = try await captchas.create(wanted)
-            let url = request.linkBase(publicURL: publicURL) + "/1.1/captchaImage?token=" + token
+            let url = LinkBase.forFiles(publicURL: publicURL, context: context) + "/1.1/captchaImage?token=" + token
             return JSONResponse(["captcha_token": .string(token), "captcha_url": .string(url)])
         }
         group.post("verifyCaptcha") { request, context in

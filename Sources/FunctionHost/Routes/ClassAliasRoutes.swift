@@ -16,8 +16,7 @@ struct ClassAliasRoutes: Sendable {
             var request = request
             let body = try await request.jsonObject(context: context)
             return try await endpoint.create(
-                className, body: body, parameters: request.queryParameters, caller: context.caller, prefix: prefix,
-                linkBase: request.linkBase(publicURL: endpoint.publicURL))
+                className, body: body, parameters: request.queryParameters, caller: context.caller, prefix: prefix)
         }
         group.get(RouterPath(path)) { request, context in
             try await endpoint.find(className, parameters: request.queryParameters, caller: context.caller)

@@ -10,7 +10,8 @@ struct ObjectEndpoint: Sendable {
     let accounts: UserAccounts
     /// What a new user is sent (verification link or code), when the settings say so.
     let verification: UserVerification
-    /// The address links in emails start with; nil takes it from the request's `Host`.
+    /// The address links in emails start with; nil sends none (`serve` refuses
+    /// `--verify-email-on-signup` without it).
     let publicURL: String?
     /// Where failures to send signup messages are logged.
     let logger: Logger
@@ -28,8 +29,7 @@ struct ObjectEndpoint: Sendable {
     }
 
     func create(
-        _ className: String, body: [String: JSONValue], parameters: [String: String], caller: Caller, prefix: String,
-        linkBase: String? = nil
+        _ className: String, body: [String: JSONValue], parameters: [String: String], caller: Caller, prefix: String
     ) async throws -> JSONResponse {
         var body = body
         let fetchWhenSave = Self.fetchWhenSave(&body, parameters)
@@ -51,11 +51,10 @@ struct ObjectEndpoint: Sendable {
         var object = try await data.create(className, body: body, caller: caller)
         if className == "_User" {
             do {
-                let base = linkBase ?? publicURL ?? "http://localhost"
                 if let gate {
-                    try await gate.sendSignupMessages(to: object, verification: verification, linkBase: base, caller: caller)
+                    try await gate.sendSignupMessages(to: object, verification: verification, linkBase: publicURL, caller: caller)
                 } else {
-                    try await verification.sendSignupMessages(to: object, linkBase: base)
+                    try await verification.sendSignupMessages(to: object, linkBase: publicURL)
                 }
             } catch {
                 // The user exists either way; they can ask for the message again.

@@ -19,8 +19,7 @@ struct ObjectRoutes: Sendable {
                     className, parameters: Self.parameters(from: body, merging: request.queryParameters), caller: caller)
             }
             return try await endpoint.create(
-                className, body: body, parameters: request.queryParameters, caller: caller, prefix: prefix,
-                linkBase: request.linkBase(publicURL: endpoint.publicURL))
+                className, body: body, parameters: request.queryParameters, caller: caller, prefix: prefix)
         }
         group.get("classes/:className") { request, context in
             try await endpoint.find(

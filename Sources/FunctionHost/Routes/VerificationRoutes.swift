@@ -11,15 +11,15 @@ struct VerificationRoutes: Sendable {
     let verification: UserVerification
     let accounts: UserAccounts
     let gate: MessageGate
-    /// The address links in emails start with; nil takes it from the request's `Host`.
+    /// The address links in emails start with; nil refuses to send links.
     let publicURL: String?
 
     func register(on group: RouterGroup<HostRequestContext>) {
-        route(group, "requestEmailVerify", sends: .email) { body, request, _ in
-            try await verification.requestEmailVerify(Self.text(body, "email"), linkBase: linkBase(request))
+        route(group, "requestEmailVerify", sends: .email) { body, _, _ in
+            try await verification.requestEmailVerify(Self.text(body, "email"), linkBase: try LinkBase.forEmail(publicURL: publicURL))
         }
-        route(group, "requestPasswordReset", sends: .email) { body, request, _ in
-            try await verification.requestPasswordReset(Self.text(body, "email"), linkBase: linkBase(request))
+        route(group, "requestPasswordReset", sends: .email) { body, _, _ in
+            try await verification.requestPasswordReset(Self.text(body, "email"), linkBase: try LinkBase.forEmail(publicURL: publicURL))
         }
         route(group, "requestMobilePhoneVerify", sends: .sms) { body, _, _ in
             try await verification.requestMobilePhoneVerify(Self.text(body, "mobilePhoneNumber"))
@@ -89,10 +89,6 @@ struct VerificationRoutes: Sendable {
         }
     }
 
-    private func linkBase(_ request: Request) -> String {
-        request.linkBase(publicURL: publicURL)
-    }
-
     /// A text member of the body; a missing one is empty, which each flow refuses with its code.
     private static func text(_ body: [String: JSONValue], _ key: String) -> String {
         body[key]?.stringValue ?? ""
@@ -105,14 +101,5 @@ struct VerificationRoutes: Sendable {
             throw DataAPIError(.incorrectType, "ttl must be a number of minutes.")
         }
         return Int(clamping: minutes)
-    }
-}
-
-extension Request {
-    /// Where the links in emails point: the configured public address, or this request's host.
-    func linkBase(publicURL: String?) -> String {
-        if let publicURL { return publicURL }
-        let scheme = headers[.forwardedProto] == "https" ? "https" : "http"
-        return "\(scheme)://\(head.authority ?? "localhost")"
     }
 }

@@ -1,0 +1,32 @@
+/// A request path as the request log writes it: the secret a path carries replaced by `***`.
+///
+/// Email links (`/1.1/resetPassword/{token}`, `/1.1/emailVerify/{token}`), token uploads
+/// (`/1.1/fileUploads/{token}`) and the SMS code routes (`/1.1/verifyMobilePhone/{code}`, ...) put
+/// a live credential in the path; file URLs (`/files/{key}`) are one for whoever holds them. A
+/// log that keeps them hands each one to everyone who reads the log, or ships it elsewhere.
+enum RedactedPath {
+    /// The path segments followed by a secret, after the API version (`1.1`, `1`).
+    static let secretAfter: Set<Substring> = [
+        "resetPassword", "emailVerify", "fileUploads", "verifyMobilePhone", "resetPasswordBySmsCode",
+        "verifySmsCode",
+    ]
+
+    /// The path with every secret segment replaced (the rest kept, so the log still tells which
+    /// route was asked for).
+    static func of(_ path: String) -> String {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        // ["", "1.1", "resetPassword", token, ...] or ["", "files", key, name?]
+        let secretIndex: Int
+        if segments.count > 3, segments[1] == "1.1" || segments[1] == "1", secretAfter.contains(segments[2]) {
+            secretIndex = 3
+        } else if segments.count > 2, segments[1] == "files" {
+            secretIndex = 2
+        } else {
+            return path
+        }
+        guard !segments[secretIndex].isEmpty else { return path }
+        var redacted = segments
+        redacted[secretIndex] = "***"
+        return redacted.joined(separator: "/")
+    }
+}
