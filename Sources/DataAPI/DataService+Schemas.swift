@@ -53,6 +53,6 @@ extension DataService {
 
     /// Fields never shown, whatever the caller.
     private static func hiddenFields(of className: String) -> Set<String> {
-        className == "_User" ? ["_failedLogins"] : []
+        className == "_User" ? ["_failedLogins", "_loginAttempts"] : []
     }
 }

@@ -176,7 +176,8 @@ public struct DataService: Sendable {
         let access = try await access(for: caller)
         // Every class, field and subquery of the query is checked, and rows the caller can't
         // read are filtered in the query itself (subqueries included), so pages and counts agree.
-        let query = try await access.authorized(query)
+        var query = try await access.authorized(query)
+        query.fromMaster = caller.isMaster
         guard try await storage.classExists(query.className) else { throw Self.classNotFound }
         try await checkIncludes(query.include, of: query.className)
         var objects = query.limit == 0 ? [] : try await storage.find(query)

@@ -47,13 +47,10 @@ struct Import: AsyncParsableCommand {
             valueName: "names"))
     var classes: String?
 
-    @Option(name: .customLong("data-dir"), help: "The data directory of the SQLite database to import into.")
-    var dataDirectory: String = "./data"
+    /// The database to import into.
+    @OptionGroup var target: DatabaseLocation
 
-    @Option(
-        name: .customLong("database"),
-        help: "A PostgreSQL URL to import into instead (default: $DATABASE_URL, else SQLite under --data-dir).")
-    var database: String?
+    private var dataDirectory: String { target.dataDirectory }
 
     @Option(
         name: .customLong("files"),
@@ -132,14 +129,7 @@ struct Import: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        var location: PostgresLocation?
-        if let url = database ?? environment["DATABASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
-            guard let parsed = PostgresLocation(url: url) else {
-                throw ValidationError("--database must be a URL such as postgres://user:password@host:5432/database.")
-            }
-            location = parsed
-        }
+        let location = try target.postgres()
         var logger = Logger(label: "functionhost.import")
         logger.logLevel = .warning
         let pull = try server.map { try ServerPull(server: $0, appId: appId, masterKey: masterKey, classes: classes) }

@@ -22,6 +22,16 @@ struct UserOptions: ParsableArguments {
     var verifyPhoneOnSignup = false
 
     @Option(
+        name: .customLong("code-guesses-per-client"),
+        help: "Wrong SMS codes one client address may send in an hour, across all numbers (default 30).")
+    var codeGuessesPerClient: Int?
+
+    @Option(
+        name: .customLong("code-only-guesses-per-app"),
+        help: "Guesses at SMS codes sent without a phone number the whole app takes in an hour (default 50).")
+    var codeOnlyGuessesPerApp: Int?
+
+    @Option(
         name: .customLong("default-acl"),
         help: #"A class's default ACL, Class={"*":{"read":true},"creator":{"write":true}}; repeatable."#)
     var defaultACLs: [String] = []
@@ -82,6 +92,12 @@ struct UserOptions: ParsableArguments {
             throw ValidationError("--verify-email-on-signup needs --public-url: the links it emails start with it.")
         }
         configuration.verification.verifyPhoneOnSignup = verifyPhoneOnSignup
+        for (option, value) in [("--code-guesses-per-client", codeGuessesPerClient), ("--code-only-guesses-per-app", codeOnlyGuessesPerApp)]
+        where value.map({ $0 < 0 }) == true {
+            throw ValidationError("\(option) takes a number of guesses, 0 or more.")
+        }
+        if let codeGuessesPerClient { configuration.verification.limits.maxWrongGuessesPerClient = codeGuessesPerClient }
+        if let codeOnlyGuessesPerApp { configuration.verification.limits.maxCodeOnlyGuessesPerApp = codeOnlyGuessesPerApp }
         for entry in defaultACLs {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, Names.isValidClassName(parts[0]),

@@ -102,5 +102,5 @@ enum AccessAttack {
     static let userPrivateFields = ["authData", "email", "mobilePhoneNumber", "emailVerified", "mobilePhoneVerified"]
 
     /// The fields no client is ever answered.
-    static let alwaysHiddenUserFields = ["password", "sessionToken", "salt", "_failedLogins"]
+    static let alwaysHiddenUserFields = ["password", "sessionToken", "salt", "_failedLogins", "_loginAttempts"]
 }

@@ -80,7 +80,7 @@ import Testing
     @Test func aPasswordChangeNeverAnswersTheHash() async throws {
         try await TestServer.run { api in
             let people = try await A.people(api)
-            // A failed login makes bob's _failedLogins a stored field.
+            // A failed login makes bob's _failedLogins and _loginAttempts stored fields.
             _ = try await api.post("/1.1/login", ["username": "bob", "password": "wrong"])
             let paths = ["/1.1/users/\(people.bob)", "/1.1/classes/_User/\(people.bob)"]
             var answers: [(String, Reply?)] = []
@@ -103,11 +103,11 @@ import Testing
             let item = batch.json?.arrayValue?.first?["success"]
             #expect(item != nil, "\(batch)")
             for (path, reply) in answers {
-                for field in ["password", "salt", "_failedLogins"] {
+                for field in ["password", "salt", "_failedLogins", "_loginAttempts"] {
                     #expect(reply?[field] == nil, "\(path) answers \(field): \(String(describing: reply))")
                 }
             }
-            for field in ["password", "salt", "_failedLogins"] {
+            for field in ["password", "salt", "_failedLogins", "_loginAttempts"] {
                 #expect(item?[field] == nil, "batch answers \(field): \(String(describing: item))")
             }
             // The change itself happened.
@@ -155,6 +155,7 @@ import Testing
                 ("select * from _User where username = 'ada' and password is exists", "password"),
                 ("select * from _User order by sessionToken", "sessionToken"),
                 ("select * from _User where _failedLogins > 0", "_failedLogins"),
+                ("select * from _User where _loginAttempts > 0", "_loginAttempts"),
             ]
             for (statement, field) in attacks {
                 #expect(try await cql(statement, Headers.master).status == .ok, "master precondition: \(statement)")

@@ -24,7 +24,7 @@ struct Access: Sendable {
     /// Fields of a class that no client ever sees or queries, whatever the settings say.
     static func alwaysHidden(in className: String) -> Set<String> {
         switch className {
-        case "_User": return ["password", "sessionToken", "_failedLogins", "salt"]
+        case "_User": return DataService.hiddenUserFields
         // Sessions an export may bring along: their tokens are credentials.
         case "_Session": return ["sessionToken"]
         default: return []

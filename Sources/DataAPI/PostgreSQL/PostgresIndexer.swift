@@ -1,13 +1,12 @@
 internal import PostgresNIO
-import Synchronization
 
-/// Creates the indexes queries use, the first time a query needs them: a B-tree on each
+/// Creates the indexes queries use, once queried often (or by the master key), at most
+/// `AutomaticIndexes.perClass` per class: a B-tree on each
 /// top-level field of scalar, Date or Pointer type that is compared or sorted on (over the very
 /// expression the compiler writes), and a GIN index (`jsonb_path_ops`) on the document when a
 /// query asks whether an array holds a value.
 ///
-/// Indexes persist in the database; several hosts asking at once is harmless
-/// (`CREATE INDEX IF NOT EXISTS`, and a host that loses the race just finds the index there).
+/// Indexes persist in the database; hosts creating them take turns (an advisory lock per table).
 final class PostgresIndexer: Sendable {
     /// An index a query needs: its name suffix and what follows `ON table` (method and columns).
     struct Need: Sendable, Hashable {
@@ -15,8 +14,8 @@ final class PostgresIndexer: Sendable {
         var definition: String
     }
 
-    /// Index names known to exist, so the common path sends nothing.
-    private let ensured = Mutex<Set<String>>([])
+    /// Which indexes are due, and which are known to exist.
+    private let automatic = AutomaticIndexes()
 
     /// The indexes a query on a class with these fields would use.
     static func indexes(for query: ObjectQuery, fields: [String: FieldType]) -> [Need] {
@@ -59,18 +58,36 @@ final class PostgresIndexer: Sendable {
         }
     }
 
-    /// Creates the indexes of `needs` on `table` that don't exist yet.
-    func ensure(_ needs: [Need], table: String, client: PostgresClient) async throws {
-        let missing = needs.filter { need in !ensured.withLock { $0.contains("\(table)_\(need.name)") } }
-        for need in missing {
-            let name = "\(table)_\(need.name)"
-            let statement = "CREATE INDEX IF NOT EXISTS \"\(name)\" ON \"\(table)\" \(need.definition)"
-            do {
-                try await client.query(SQL(statement).query, logger: PostgresStorage.quiet).texts()
-            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" || error.serverInfo?[.sqlState] == "42P07" {
-                // Another host created it at the same moment.
+    /// Counts a query's use of `needs` on `table`, and creates those indexes that are now due
+    /// (`AutomaticIndexes`), within the class's cap: counted and created in one transaction under
+    /// an advisory lock per table, so hosts creating at once can't pass the cap together.
+    func ensure(_ needs: [Need], table: String, byMaster: Bool, storage: PostgresStorage) async throws {
+        let wanted = needs.map { (full: Self.identifier(AutomaticIndexes.name(table: table, suffix: $0.name)), $0.definition) }
+        let due = Set(automatic.due(table: table, names: wanted.map(\.full), byMaster: byMaster))
+        if due.isEmpty { return }
+        let outcome = try await storage.transaction { connection -> (present: Set<String>, full: Bool) in
+            try await connection.run(SQL("SELECT pg_advisory_xact_lock(727463, hashtext(?))", [table]))
+            let names = try await connection.rows(
+                SQL("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ?", [table]))
+            var present = Set(names.map { $0[0] }.filter { ClassIndex.isAutomatic($0, table: table) })
+            let plan = AutomaticIndexes.plan(wanted.map(\.full).filter(due.contains), present: present)
+            for (full, definition) in wanted where plan.create.contains(full) {
+                try await connection.run(SQL("CREATE INDEX IF NOT EXISTS \"\(full)\" ON \"\(table)\" \(definition)"))
+                present.insert(full)
             }
-            ensured.withLock { _ = $0.insert(name) }
+            return (present, plan.full)
         }
+        automatic.settle(table: table, present: outcome.present, full: outcome.full)
+    }
+
+    /// Forgets the indexes known on `table` (after one was dropped).
+    func forget(table: String) {
+        automatic.forget(table: table)
+    }
+
+    /// A name as PostgreSQL keeps it: cut to 63 bytes (field names are ASCII), so that the name
+    /// looked for is the one `pg_indexes` lists.
+    static func identifier(_ name: String) -> String {
+        String(decoding: name.utf8.prefix(63), as: UTF8.self)
     }
 }

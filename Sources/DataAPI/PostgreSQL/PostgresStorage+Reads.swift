@@ -80,11 +80,7 @@ extension PostgresStorage {
         guard let entry = catalog.withLock({ $0[query.className] }) else { return }
         let needs = PostgresIndexer.indexes(for: query, fields: entry.fields)
         if needs.isEmpty { return }
-        do {
-            try await indexer.ensure(needs, table: entry.table, client: client)
-        } catch {
-            throw Failure(error).dataError(writing: true)
-        }
+        try await indexer.ensure(needs, table: entry.table, byMaster: query.fromMaster, storage: self)
     }
 
     /// Puts the classes a condition's subqueries name in the catalog.

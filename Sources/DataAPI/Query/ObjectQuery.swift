@@ -16,6 +16,10 @@ public struct ObjectQuery: Sendable, Hashable {
     public var include: [String]
     /// Whether results carry their ACL.
     public var returnACL: Bool
+    /// Whether the master key asked: the engines index the fields it uses at once, while a
+    /// client's queries only count toward an index (a client could add and query any number of
+    /// fields).
+    public var fromMaster = false
 
     /// The largest `limit` a query may ask for.
     public static let maxLimit = 1000

@@ -1,14 +1,14 @@
 internal import GRDB
-import Synchronization
 
-/// Creates expression indexes on the fields queries filter and sort on, the first time a query
-/// uses them, so that equality and range queries stay index lookups as classes grow.
+/// Creates expression indexes on the fields queries filter and sort on, once they are queried
+/// often (or by the master key), so that equality and range queries stay index lookups as
+/// classes grow; at most `AutomaticIndexes.perClass` per class.
 ///
-/// Building an index on 200 000 documents takes ~0.3 s here, paid once by the first query on
-/// that field; indexes persist in the database file.
+/// Building an index on 200 000 documents takes ~0.3 s here, paid once by the query that makes
+/// it due; indexes persist in the database file.
 final class SQLiteIndexer: Sendable {
-    /// Index names known to exist, so the common path takes no write transaction.
-    private let ensured = Mutex<Set<String>>([])
+    /// Which indexes are due, and which are known to exist.
+    private let automatic = AutomaticIndexes()
 
     /// The indexable expressions a query uses: top-level fields of scalar, Date and Pointer
     /// type that it compares or sorts on.
@@ -40,19 +40,31 @@ final class SQLiteIndexer: Sendable {
         }
     }
 
-    /// Creates the indexes a query on `table` would use, if they don't exist yet.
-    func ensureIndexes(table: String, expressions: [(name: String, expression: String)], pool: DatabasePool) async throws {
-        let missing = expressions.filter { item in
-            !ensured.withLock { $0.contains("\(table)_ix_\(item.name)") }
-        }
-        if missing.isEmpty { return }
-        try await pool.write { db in
-            for item in missing {
-                try db.execute(sql: "CREATE INDEX IF NOT EXISTS \"\(table)_ix_\(item.name)\" ON \"\(table)\" (\(item.expression))")
+    /// Counts a query's use of `expressions` on `table`, and creates those indexes that are now
+    /// due (`AutomaticIndexes`), within the class's cap: counted inside the write transaction,
+    /// which SQLite runs one at a time, so concurrent queries can't pass it together.
+    func ensureIndexes(
+        table: String, expressions: [(name: String, expression: String)], byMaster: Bool, pool: DatabasePool
+    ) async throws {
+        let wanted = expressions.map { (full: AutomaticIndexes.name(table: table, suffix: "ix_\($0.name)"), $0.expression) }
+        let due = Set(automatic.due(table: table, names: wanted.map(\.full), byMaster: byMaster))
+        if due.isEmpty { return }
+        let outcome = try await pool.write { db -> (present: Set<String>, full: Bool) in
+            let names = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?", arguments: [table])
+            var present = Set(names.filter { ClassIndex.isAutomatic($0, table: table) })
+            let plan = AutomaticIndexes.plan(wanted.map(\.full).filter(due.contains), present: present)
+            for (full, expression) in wanted where plan.create.contains(full) {
+                try db.execute(sql: "CREATE INDEX IF NOT EXISTS \"\(full)\" ON \"\(table)\" (\(expression))")
+                present.insert(full)
             }
+            return (present, plan.full)
         }
-        ensured.withLock { set in
-            for item in missing { set.insert("\(table)_ix_\(item.name)") }
-        }
+        automatic.settle(table: table, present: outcome.present, full: outcome.full)
+    }
+
+    /// Forgets the indexes known on `table` (after one was dropped).
+    func forget(table: String) {
+        automatic.forget(table: table)
     }
 }

@@ -86,7 +86,8 @@ extension SQLiteStorage {
         let expressions = SQLiteIndexer.expressions(for: query, fields: entry.fields)
         if expressions.isEmpty { return }
         do {
-            try await indexer.ensureIndexes(table: entry.table, expressions: expressions, pool: pool)
+            try await indexer.ensureIndexes(
+                table: entry.table, expressions: expressions, byMaster: query.fromMaster, pool: pool)
         } catch {
             throw DataAPIError(.storageFailure, "The storage engine failed to create an index.")
         }

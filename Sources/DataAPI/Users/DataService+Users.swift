@@ -3,11 +3,14 @@
 /// numbers are unique, and the fields the server manages can't be set by a client.
 extension DataService {
     /// Fields only the server (or the master key) sets.
-    static let managedUserFields: Set<String> = ["sessionToken", "emailVerified", "mobilePhoneVerified", "_failedLogins"]
+    static let managedUserFields: Set<String> = [
+        "sessionToken", "emailVerified", "mobilePhoneVerified", "_failedLogins", "_loginAttempts",
+    ]
 
     /// Fields never shown in a `_User`'s REST form (the session token is added back only for the
     /// user itself, by signup, login and `users/me`).
-    public static let hiddenUserFields: Set<String> = ["password", "sessionToken", "_failedLogins"]
+    /// (`salt` is an exported LeanCloud user's, which the import folds into `password`.)
+    public static let hiddenUserFields: Set<String> = ["password", "sessionToken", "_failedLogins", "_loginAttempts", "salt"]
 
     /// Checks and completes the body of a `_User` write. `id` is nil for a signup.
     func prepareUser(_ body: inout [String: JSONValue], id: String?, caller: Caller) async throws {
@@ -35,10 +38,20 @@ extension DataService {
             guard let text = password.stringValue, !text.isEmpty else {
                 throw DataAPIError(.passwordMissing, "Password is missing or empty.")
             }
-            // An imported hash is kept as is; anything else is a password in clear.
-            if !(caller.isMaster && PasswordHasher.isHash(text)) { body["password"] = .string(PasswordHasher.hash(text)) }
+            // Always hashed, even from the master key and even when it looks like a hash: a
+            // stored hash chosen by a request could ask for any cost. Only `import` (which writes
+            // storage directly) and the server's own re-hash (`storePasswordHash`) store hashes.
+            body["password"] = .string(PasswordHasher.hash(text))
         }
         try await checkUnique(body, except: id)
+    }
+
+    /// Stores a hash this host made as a user's password, as it is: the one write of a hash that
+    /// doesn't come from `import` (a login re-hashing an imported or older hash). Straight to
+    /// storage, since every write through `update` hashes its password.
+    func storePasswordHash(_ hash: String, userId: String) async throws {
+        _ = try await storage.update(
+            "_User", id: userId, changes: ObjectChanges(fields: ["password": .set(.string(hash))]), condition: nil)
     }
 
     /// A new session token: 25 random lower-case letters and digits, as LeanCloud's are.

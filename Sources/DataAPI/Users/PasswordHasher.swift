@@ -6,11 +6,20 @@ import _CryptoExtras
 /// `pbkdf2_sha256$<rounds>$<salt base64>$<hash base64>`, so the rounds can grow later and
 /// old hashes still verify.
 ///
+/// Only the server makes these hashes: a password arriving in a request is always hashed, even
+/// when its text looks like a hash (a client choosing its stored hash could choose ten million
+/// rounds, and every later check of it would burn a second of CPU); only `import` stores hashes
+/// as they are. Verification refuses more rounds than `maxRounds` before deriving anything.
+///
 /// Hashes imported from a LeanCloud export verify too (`leancloud_sha512$<salt>$<hash>`, see
 /// `leanCloudHash`); a login that matches one re-hashes the password with PBKDF2.
 public enum PasswordHasher {
     /// Rounds for new hashes.
     static let rounds = 210_000
+    /// The most rounds a stored hash may ask for: about five times today's, room to raise
+    /// `rounds` (OWASP's 600 000 for SHA-256, say) while a hash asking for more, which no version
+    /// of this host wrote, fails at once instead of costing seconds of CPU per login.
+    static let maxRounds = 1_000_000
     private static let prefix = "pbkdf2_sha256"
 
     /// A new hash of `password`, with a fresh random salt.
@@ -24,7 +33,7 @@ public enum PasswordHasher {
     public static func verify(_ password: String, against stored: String) -> Bool {
         if stored.hasPrefix(leanCloudPrefix + "$") { return verifyLeanCloud(password, against: stored) }
         let parts = stored.split(separator: "$").map(String.init)
-        guard parts.count == 4, parts[0] == prefix, let rounds = Int(parts[1]), rounds > 0, rounds <= 10_000_000,
+        guard parts.count == 4, parts[0] == prefix, let rounds = Int(parts[1]), rounds > 0, rounds <= maxRounds,
             let salt = Data(base64Encoded: parts[2]), let expected = Data(base64Encoded: parts[3])
         else { return false }
         return constantTimeEqual(derive(password, salt: salt, rounds: rounds), expected)

@@ -2,7 +2,8 @@ public import Foundation
 
 /// Logging in and out, the current user, passwords and session tokens, with LeanCloud's
 /// lockout: more than 6 failed logins within 15 minutes lock the account until 15 minutes
-/// after the last failure, whatever credentials come next.
+/// after the last failure, whatever credentials come next. Each check is counted before it runs
+/// (`beginAttempt`), so concurrent guesses can't get more checks than that.
 public struct UserAccounts: Sendable {
     /// The service users are read and written through.
     public let data: DataService
@@ -35,10 +36,11 @@ public struct UserAccounts: Sendable {
     /// Logs in by `username`, `email` or `mobilePhoneNumber` with `password`, or by
     /// `mobilePhoneNumber` with an `smsCode` from `requestLoginSmsCode`; returns the user's REST
     /// JSON with its `sessionToken`.
-    public func logIn(_ body: [String: JSONValue], caller: Caller = .master) async throws -> JSONValue {
+    /// `client` is the address the request came from (wrong codes are counted per address too).
+    public func logIn(_ body: [String: JSONValue], caller: Caller = .master, client: String? = nil) async throws -> JSONValue {
         if let code = body["smsCode"]?.stringValue {
             let user = try await data.user(withPhone: body["mobilePhoneNumber"]?.stringValue ?? "")
-            return try await logIn(user, smsCode: code, purpose: .login, caller: caller)
+            return try await logIn(user, smsCode: code, purpose: .login, caller: caller, client: client)
         }
         guard let password = body["password"]?.stringValue, !password.isEmpty else {
             throw DataAPIError(.passwordMissing, "Password is missing or empty.")
@@ -51,28 +53,26 @@ public struct UserAccounts: Sendable {
         guard let user = try await data.user(where: field, equals: value) else {
             throw DataAPIError(.userNotFound, "Could not find user.")
         }
-        try checkNotLocked(user)
+        try await beginAttempt(on: user)
         guard let stored = user.fields["password"]?.stringValue, PasswordHasher.verify(password, against: stored) else {
-            try await recordFailure(of: user)
             throw DataAPIError(.passwordMismatch, "The username and password mismatch.")
         }
         // An imported LeanCloud hash is replaced by this host's own at the first login that proves it.
-        let rehash: [String: JSONValue] =
-            PasswordHasher.needsRehash(stored) ? ["password": .string(PasswordHasher.hash(password))] : [:]
-        return try await complete(user, setting: rehash, caller: caller)
+        if PasswordHasher.needsRehash(stored) { try await data.storePasswordHash(PasswordHasher.hash(password), userId: user.objectId) }
+        return try await complete(user, setting: [:], caller: caller)
     }
 
     /// LeanCloud's `usersByMobilePhone`: the user with this phone number logged in with a code
     /// from `requestSmsCode`, signed up first (username = the number) when no user has it.
     /// Returns the user with its session, and whether it was created.
-    public func signUpOrLogIn(phone: String, smsCode: String, password: String?, caller: Caller) async throws -> (
-        user: JSONValue, created: Bool
-    ) {
+    public func signUpOrLogIn(
+        phone: String, smsCode: String, password: String?, caller: Caller, client: String? = nil
+    ) async throws -> (user: JSONValue, created: Bool) {
         try UserVerification.checkPhone(phone)
         if let user = try await data.user(where: "mobilePhoneNumber", equals: phone) {
-            return (try await logIn(user, smsCode: smsCode, purpose: .sms, caller: caller), false)
+            return (try await logIn(user, smsCode: smsCode, purpose: .sms, caller: caller, client: client), false)
         }
-        _ = try await codes.redeem(.sms, code: smsCode, target: phone)
+        _ = try await codes.redeem(.sms, code: smsCode, target: phone, client: client)
         var body: [String: JSONValue] = [
             "username": .string(phone), "mobilePhoneNumber": .string(phone), "mobilePhoneVerified": true,
         ]
@@ -86,16 +86,11 @@ public struct UserAccounts: Sendable {
 
     /// A login with an SMS code: a wrong code counts as a failed login, as a wrong password does.
     private func logIn(
-        _ user: StoredObject, smsCode: String, purpose: VerificationCodes.Purpose, caller: Caller
+        _ user: StoredObject, smsCode: String, purpose: VerificationCodes.Purpose, caller: Caller, client: String?
     ) async throws -> JSONValue {
-        try checkNotLocked(user)
+        try await beginAttempt(on: user)
         let phone = user.fields["mobilePhoneNumber"]?.stringValue ?? ""
-        do {
-            _ = try await codes.redeem(purpose, code: smsCode, target: phone)
-        } catch let error as DataAPIError where error.code == .invalidCode {
-            try await recordFailure(of: user)
-            throw error
-        }
+        _ = try await codes.redeem(purpose, code: smsCode, target: phone, client: client)
         // The code reached the phone: the number is verified.
         let verified: [String: JSONValue] = user.fields["mobilePhoneVerified"] == true ? [:] : ["mobilePhoneVerified": true]
         return try await complete(user, setting: verified, caller: caller)
@@ -103,27 +98,12 @@ public struct UserAccounts: Sendable {
 
     /// Ends a successful login: failures forgotten, `onLogin` asked, the session returned.
     private func complete(_ user: StoredObject, setting fields: [String: JSONValue], caller: Caller) async throws -> JSONValue {
+        // The attempt that proved the credentials was written down as a failure: all are forgotten.
         var fields = fields
-        if user.fields["_failedLogins"] != nil { fields["_failedLogins"] = ["__op": "Delete"] }
-        let user = fields.isEmpty ? user : try await write(user.objectId, fields)
+        fields["_failedLogins"] = ["__op": "Delete"]
+        let user = try await write(user.objectId, fields)
         try await runOnLogin(user, caller: caller)
         return Self.withSession(user)
-    }
-
-    /// Refuses a login to an account locked by failed logins (code 1).
-    func checkNotLocked(_ user: StoredObject) throws {
-        let failures = user.fields["_failedLogins"]?.arrayValue?.compactMap(\.doubleValue) ?? []
-        if Self.isLocked(failures, at: now().timeIntervalSince1970) {
-            throw DataAPIError(.badParameters, Self.lockedMessage)
-        }
-    }
-
-    private func recordFailure(of user: StoredObject) async throws {
-        let failures = user.fields["_failedLogins"]?.arrayValue?.compactMap(\.doubleValue) ?? []
-        let time = now().timeIntervalSince1970
-        // Only the failures that can still count are kept.
-        let recent = (failures + [time]).filter { $0 > time - Self.window }
-        _ = try await write(user.objectId, ["_failedLogins": .array(recent.map(JSONValue.double))])
     }
 
     /// The `onLogin` hook, which may refuse the login by throwing.
@@ -142,7 +122,9 @@ public struct UserAccounts: Sendable {
     }
 
     /// Changes a user's password after checking the old one, and gives it a new session token
-    /// (other sessions end); only the user itself, or the master key.
+    /// (other sessions end); only the user itself, or the master key. The check of the old
+    /// password counts toward the lockout as a login's does: a stolen session mustn't be an
+    /// unlimited password oracle.
     public func updatePassword(id: String, old: String, new: String, caller: Caller) async throws -> JSONValue {
         guard caller.isMaster || caller.userId == id else {
             throw DataAPIError(.userNeedsSession, "The user cannot be altered by a client without the session.")
@@ -151,10 +133,12 @@ public struct UserAccounts: Sendable {
         guard let user = try await data.storage.fetch("_User", id: id) else {
             throw DataAPIError(.userNotFound, "Could not find user.")
         }
+        try await beginAttempt(on: user)
         guard let stored = user.fields["password"]?.stringValue, PasswordHasher.verify(old, against: stored) else {
             throw DataAPIError(.passwordMismatch, "The old password is wrong.")
         }
-        let updated = try await write(id, ["password": .string(new), "sessionToken": .string(DataService.newSessionToken())])
+        let updated = try await write(
+            id, ["password": .string(new), "sessionToken": .string(DataService.newSessionToken()), "_failedLogins": ["__op": "Delete"]])
         return Self.withSession(updated)
     }
 
@@ -173,13 +157,6 @@ public struct UserAccounts: Sendable {
     public func logOut(sessionToken: String) async throws {
         guard let user = try await data.user(forSessionToken: sessionToken) else { return }
         _ = try await write(user.objectId, ["sessionToken": .string(DataService.newSessionToken())])
-    }
-
-    /// Whether failures lock the account at `time`: more than six within one window, and the
-    /// last one less than a window ago.
-    static func isLocked(_ failures: [Double], at time: Double) -> Bool {
-        guard let last = failures.max(), time < last + window else { return false }
-        return failures.filter { $0 > last - window }.count > allowedFailures
     }
 
     /// The server's own writes to a user: as the master key, running no hooks.

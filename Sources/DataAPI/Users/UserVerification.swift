@@ -66,9 +66,10 @@ public struct UserVerification: Sendable {
         try await sendCode(.verifyPhone, to: phone, userId: user.objectId, doing: "verify your phone number")
     }
 
-    /// Verifies the phone number the code was sent to (`phone`, when the client names it).
-    public func verifyMobilePhone(code: String, phone: String?, caller: Caller) async throws {
-        let redemption = try await codes.redeem(.verifyPhone, code: code, target: phone)
+    /// Verifies the phone number the code was sent to (`phone`, when the client names it; a
+    /// guess without one counts against the app's budget too). `client` is the request's address.
+    public func verifyMobilePhone(code: String, phone: String?, caller: Caller, client: String? = nil) async throws {
+        let redemption = try await codes.redeem(.verifyPhone, code: code, target: phone, client: client)
         guard let id = redemption.userId else { throw VerificationCodes.invalid }
         try await markVerified(.sms, userId: id, caller: caller)
     }
@@ -81,9 +82,11 @@ public struct UserVerification: Sendable {
 
     /// Sets a new password with a code from `requestPasswordResetBySmsCode`; the user's sessions
     /// end, and the phone number counts as verified (the code reached it).
-    public func resetPasswordBySmsCode(code: String, phone: String, password: String, caller: Caller) async throws {
+    public func resetPasswordBySmsCode(
+        code: String, phone: String, password: String, caller: Caller, client: String? = nil
+    ) async throws {
         guard !password.isEmpty else { throw DataAPIError(.passwordMissing, "Password is missing or empty.") }
-        let redemption = try await codes.redeem(.resetPasswordBySms, code: code, target: phone)
+        let redemption = try await codes.redeem(.resetPasswordBySms, code: code, target: phone, client: client)
         guard let id = redemption.userId else { throw VerificationCodes.invalid }
         try await setPassword(password, userId: id)
         try await markVerified(.sms, userId: id, caller: caller)
@@ -105,9 +108,9 @@ public struct UserVerification: Sendable {
     }
 
     /// Checks a code from `requestSmsCode` (once).
-    public func verifySmsCode(code: String, phone: String) async throws {
+    public func verifySmsCode(code: String, phone: String, client: String? = nil) async throws {
         try Self.checkPhone(phone)
-        _ = try await codes.redeem(.sms, code: code, target: phone)
+        _ = try await codes.redeem(.sms, code: code, target: phone, client: client)
     }
 
     /// Sends the signed-in user a code for a new phone number (which no other user may have).
@@ -126,8 +129,8 @@ public struct UserVerification: Sendable {
 
     /// Sets the signed-in user's phone number to the one the code was sent to; it counts as
     /// verified.
-    public func changePhoneNumber(_ phone: String, code: String, caller: Caller) async throws {
-        let redemption = try await codes.redeem(.changePhone, code: code, target: phone)
+    public func changePhoneNumber(_ phone: String, code: String, caller: Caller, client: String? = nil) async throws {
+        let redemption = try await codes.redeem(.changePhone, code: code, target: phone, client: client)
         guard let userId = redemption.userId, userId == caller.userId else { throw VerificationCodes.invalid }
         _ = try await data.update(
             "_User", id: userId, body: ["mobilePhoneNumber": .string(phone)], caller: Caller.master.withoutHooks)

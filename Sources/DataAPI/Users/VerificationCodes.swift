@@ -7,8 +7,16 @@ public import Foundation
 /// code's bare hash is reversed by trying the million codes, its HMAC not without the key.
 ///
 /// A code is single-use (a conditional write marks it used, so two requests racing with the same
-/// code can't both pass), expires, and is dropped after `Limits.maxAttempts` wrong guesses.
-/// Requests are rate-limited per number or address.
+/// code can't both pass), expires, and takes at most `Limits.maxAttempts` guesses. Requests are
+/// rate-limited per number or address.
+///
+/// Guesses are counted before they are checked, in the database (so concurrent guesses and
+/// several hosts can't get more): each guess at a number's codes uses up one attempt of every
+/// live code of that number; each wrong guess counts against the client's address
+/// (`Limits.maxWrongGuessesPerClient`); and a guess that names no number (the Objective-C SDK's
+/// `verifyMobilePhone:` sends the code alone, so any pending code may match) also counts
+/// against the whole app (`Limits.maxCodeOnlyGuessesPerApp`). Link tokens (32 letters) aren't
+/// counted: nobody guesses one.
 public struct VerificationCodes: Sendable {
     /// What a code is for: a code issued for one purpose never serves another.
     public enum Purpose: String, Sendable, CaseIterable {
@@ -26,6 +34,10 @@ public struct VerificationCodes: Sendable {
         case sms
         /// `requestChangePhoneNumber` → `changePhoneNumber`.
         case changePhone
+
+        /// Whether codes for this purpose are typed by a person (six digits, guessable, so
+        /// guesses are counted), not carried by a link (32 letters).
+        var isTyped: Bool { self != .verifyEmail && self != .resetPasswordByEmail }
     }
 
     /// How often codes may be requested and guessed.
@@ -34,10 +46,20 @@ public struct VerificationCodes: Sendable {
         public var minimumInterval: TimeInterval = 60
         /// The most codes one number or address gets in 24 hours.
         public var dailyLimit = 10
-        /// Wrong guesses after which a code stops working.
+        /// Guesses after which a code stops working (a right one uses it up anyway).
         public var maxAttempts = 5
+        /// Wrong codes one client address may send in an hour, whatever the code was for: a
+        /// code is six digits, so each guess at one of P pending codes wins with P in a million.
+        /// Generous enough for people behind one carrier-grade NAT mistyping codes.
+        public var maxWrongGuessesPerClient = 30
+        /// Guesses without a number (which may match any pending code) the whole app takes in
+        /// an hour. Past it such guesses are refused, right or wrong, until the hour ends; a
+        /// client that sends the number isn't affected. At 50 an hour, an attacker's chance of
+        /// hitting one of 100 pending codes is 50 × 100 / 10⁶ = 0.5 % an hour at most.
+        public var maxCodeOnlyGuessesPerApp = 50
 
-        /// The defaults: one code a minute, ten a day, five guesses.
+        /// The defaults: one code a minute, ten a day, five guesses, 30 wrong codes an hour per
+        /// client, 50 code-only guesses an hour per app.
         public init() {}
     }
 
@@ -102,12 +124,55 @@ public struct VerificationCodes: Sendable {
     }
 
     /// Accepts a code for `purpose` (sent to `target`, when given) once: a second use, an
-    /// expired code or a wrong one is 603.
-    public func redeem(_ purpose: Purpose, code: String, target: String? = nil) async throws -> Redemption {
-        guard let match = try await live(purpose, code: code, target: target) else {
-            if let target { try await countWrongGuess(purpose, target: target) }
-            throw Self.invalid
+    /// expired code, a wrong one or one past its guesses is 603. `client` is the address the
+    /// guess came from.
+    public func redeem(
+        _ purpose: Purpose, code: String, target: String? = nil, client: String? = nil
+    ) async throws -> Redemption {
+        guard purpose.isTyped else {
+            guard let match = try await live(purpose, code: code, target: target) else { throw Self.invalid }
+            return try await use(match)
         }
+        // Counted first, checked after: every guess that gets checked has been paid for.
+        let guesses = GuessCounters(codes: self)
+        if let client { try await guesses.take(.client(client), limit: limits.maxWrongGuessesPerClient) }
+        let match: StoredObject?
+        if let target {
+            match = try await attempt(purpose, code: code, target: target)
+        } else {
+            try await guesses.take(.codeOnly(purpose), limit: limits.maxCodeOnlyGuessesPerApp)
+            match = try await live(purpose, code: code, target: nil)
+        }
+        guard let match else { throw Self.invalid }
+        let redemption = try await use(match)
+        // Only wrong guesses count against the address: its right one is given back.
+        if let client { try await guesses.giveBack(.client(client)) }
+        return redemption
+    }
+
+    /// Uses up one attempt of every live code sent to `target`, atomically (a code whose
+    /// attempts are used up takes none), then returns the one this guess matches among those
+    /// that took it.
+    private func attempt(_ purpose: Purpose, code: String, target: String) async throws -> StoredObject? {
+        let hash = secret.digest(of: code)
+        var match: StoredObject?
+        for candidate in try await live(purpose, target: target) {
+            do {
+                let counted = try await data.update(
+                    Self.className, id: candidate.objectId, body: ["attempts": ["__op": "Increment", "amount": 1]],
+                    condition: try QueryPredicate(where: ["used": false, "attempts": ["$lt": .int(Int64(limits.maxAttempts))]]),
+                    caller: Self.caller
+                ).object
+                if counted.fields["codeHash"]?.stringValue == hash { match = counted }
+            } catch let error as DataAPIError where error.code == .conditionNotMatched || error.code == .objectNotFound {
+                continue
+            }
+        }
+        return match
+    }
+
+    /// Marks a code used, only if nobody else did first, and returns what it was for.
+    private func use(_ match: StoredObject) async throws -> Redemption {
         do {
             // Marked used only if nobody else did first: a code works once, even under a race.
             _ = try await data.update(
@@ -117,17 +182,6 @@ public struct VerificationCodes: Sendable {
             throw Self.invalid
         }
         return Redemption(target: match.fields["target"]?.stringValue ?? "", userId: match.fields["userId"]?.stringValue)
-    }
-
-    /// A wrong guess uses up one of the attempts of the newest code sent to `target`; the last
-    /// one kills it.
-    private func countWrongGuess(_ purpose: Purpose, target: String) async throws {
-        let sentAt = { (code: StoredObject) in code.fields["sentAt"]?.doubleValue ?? 0 }
-        guard let newest = try await live(purpose, target: target).max(by: { sentAt($0) < sentAt($1) }) else { return }
-        let attempts = (newest.fields["attempts"]?.intValue ?? 0) + 1
-        var change: [String: JSONValue] = ["attempts": .int(attempts)]
-        if attempts >= limits.maxAttempts { change["used"] = true }
-        _ = try await data.update(Self.className, id: newest.objectId, body: change, caller: Self.caller)
     }
 
     /// Whether a code would be accepted now (without using it up).
@@ -142,10 +196,12 @@ public struct VerificationCodes: Sendable {
         try await live(purpose, target: target, hash: secret.digest(of: code)).first
     }
 
-    /// The unused, unexpired codes for `purpose` (sent to `target`, with this hash, when given).
+    /// The unused, unexpired codes for `purpose` with guesses left (sent to `target`, with this
+    /// hash, when given).
     private func live(_ purpose: Purpose, target: String?, hash: String? = nil) async throws -> [StoredObject] {
         var condition: [String: JSONValue] = [
             "purpose": .string(purpose.rawValue), "used": false, "expiresAt": ["$gt": .double(now().timeIntervalSince1970)],
+            "attempts": ["$lt": .int(Int64(limits.maxAttempts))],
         ]
         if let target { condition["target"] = .string(target) }
         if let hash { condition["codeHash"] = .string(hash) }

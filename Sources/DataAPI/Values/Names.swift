@@ -5,11 +5,11 @@ public enum Names {
         "_User", "_Role", "_File", "_Installation", "_Session",
     ])
 
-    /// System classes the host keeps for itself (verification codes, the message outbox, deploy
-    /// versions and environments, upload tokens, class settings, captchas, send counts): only the
-    /// master key reads or writes them.
+    /// System classes the host keeps for itself (verification codes and the counts of guesses at
+    /// them, the message outbox, deploy versions and environments, upload tokens, class
+    /// settings, captchas, message send counts): only the master key reads or writes them.
     public static let internalClasses: Set<String> = [
-        "_VerificationCode", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment", "_FileToken", "_ClassSettings",
+        "_VerificationCode", "_GuessCounter", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment", "_FileToken", "_ClassSettings",
         "_Captcha", "_MessageSend",
     ]
 

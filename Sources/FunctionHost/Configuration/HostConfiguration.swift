@@ -112,7 +112,7 @@ public struct HostConfiguration: Sendable {
     public var databasePath: String { Self.databasePath(in: dataDirectory) }
 
     /// The SQLite database file inside a data directory (production's, or staging's own).
-    static func databasePath(in dataDirectory: String) -> String {
+    public static func databasePath(in dataDirectory: String) -> String {
         URL(fileURLWithPath: dataDirectory).appendingPathComponent("functionhost.sqlite").path
     }
 }

@@ -5,7 +5,8 @@ import NIOCore
 
 /// Serves stored files at their permanent URLs, `/files/{key}`, to anyone who has the URL (as
 /// LeanCloud's file domains do): the type and size they were stored with, an `ETag`, and
-/// single byte ranges. Files never change, so they may be cached for good.
+/// single byte ranges. Files never change, so they may be cached for good. Types a browser
+/// would run are downloaded, never opened (`FileContentHeaders`).
 struct FileDownloads: Sendable {
     let files: FileService
 
@@ -40,7 +41,9 @@ struct FileDownloads: Sendable {
             throw HostError(status: .notFound, code: 404, message: "File not found.")
         }
         var headers: HTTPFields = [:]
-        headers[.contentType] = file.fields["mime_type"]?.stringValue ?? "application/octet-stream"
+        // On every answer, 304 and 206 included: a cached or partial page must not run either.
+        FileContentHeaders.apply(
+            storedType: file.fields["mime_type"]?.stringValue, name: file.fields["name"]?.stringValue, to: &headers)
         headers[.acceptRanges] = "bytes"
         headers[.cacheControl] = "public, max-age=31536000, immutable"
         let etag = file.fields["metaData"]?["_checksum"]?.stringValue.map { "\"\($0)\"" }

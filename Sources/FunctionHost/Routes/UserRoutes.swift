@@ -14,7 +14,8 @@ struct UserRoutes: Sendable {
             group.post(RouterPath(path)) { request, context in
                 var request = request
                 let body = try await request.jsonObject(context: context)
-                return JSONResponse(try await accounts.logIn(body, caller: context.caller))
+                return JSONResponse(
+                    try await accounts.logIn(body, caller: context.caller, client: ClientAddress.of(request, context)))
             }
         }
         group.get("users/me") { request, context in

@@ -24,19 +24,20 @@ struct VerificationRoutes: Sendable {
         route(group, "requestMobilePhoneVerify", sends: .sms) { body, _, _ in
             try await verification.requestMobilePhoneVerify(Self.text(body, "mobilePhoneNumber"))
         }
-        route(group, "verifyMobilePhone/:code") { body, _, context in
+        // Guesses at codes are counted per client address too (`ClientAddress`).
+        route(group, "verifyMobilePhone/:code") { body, request, context in
             try await verification.verifyMobilePhone(
                 code: try context.parameters.require("code"), phone: body["mobilePhoneNumber"]?.stringValue,
-                caller: context.caller)
+                caller: context.caller, client: ClientAddress.of(request, context))
         }
         route(group, "requestPasswordResetBySmsCode", sends: .sms) { body, _, _ in
             try await verification.requestPasswordResetBySmsCode(Self.text(body, "mobilePhoneNumber"))
         }
         for method in [HTTPRequest.Method.put, .post] {
-            route(group, "resetPasswordBySmsCode/:code", method: method) { body, _, context in
+            route(group, "resetPasswordBySmsCode/:code", method: method) { body, request, context in
                 try await verification.resetPasswordBySmsCode(
                     code: try context.parameters.require("code"), phone: Self.text(body, "mobilePhoneNumber"),
-                    password: Self.text(body, "password"), caller: context.caller)
+                    password: Self.text(body, "password"), caller: context.caller, client: ClientAddress.of(request, context))
             }
         }
         route(group, "requestLoginSmsCode", sends: .sms) { body, _, _ in
@@ -48,24 +49,26 @@ struct VerificationRoutes: Sendable {
                 Self.text(body, "mobilePhoneNumber"), ttlMinutes: try Self.minutes(body["ttl"]), name: body["name"]?.stringValue,
                 operation: body["op"]?.stringValue)
         }
-        route(group, "verifySmsCode/:code") { body, _, context in
+        route(group, "verifySmsCode/:code") { body, request, context in
             try await verification.verifySmsCode(
-                code: try context.parameters.require("code"), phone: Self.text(body, "mobilePhoneNumber"))
+                code: try context.parameters.require("code"), phone: Self.text(body, "mobilePhoneNumber"),
+                client: ClientAddress.of(request, context))
         }
         route(group, "requestChangePhoneNumber", sends: .sms) { body, _, context in
             try await verification.requestChangePhoneNumber(
                 Self.text(body, "mobilePhoneNumber"), ttlMinutes: try Self.minutes(body["ttl"]), caller: context.caller)
         }
-        route(group, "changePhoneNumber") { body, _, context in
+        route(group, "changePhoneNumber") { body, request, context in
             try await verification.changePhoneNumber(
-                Self.text(body, "mobilePhoneNumber"), code: Self.text(body, "code"), caller: context.caller)
+                Self.text(body, "mobilePhoneNumber"), code: Self.text(body, "code"), caller: context.caller,
+                client: ClientAddress.of(request, context))
         }
         group.post("usersByMobilePhone") { request, context in
             var request = request
             let body = try await request.jsonObject(context: context)
             let (user, created) = try await accounts.signUpOrLogIn(
                 phone: Self.text(body, "mobilePhoneNumber"), smsCode: Self.text(body, "smsCode"),
-                password: body["password"]?.stringValue, caller: context.caller)
+                password: body["password"]?.stringValue, caller: context.caller, client: ClientAddress.of(request, context))
             return JSONResponse(status: created ? .created : .ok, user)
         }
     }
