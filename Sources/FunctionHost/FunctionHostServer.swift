@@ -90,11 +90,15 @@ public enum FunctionHostServer {
         let verification = UserVerification(
             data: data, sender: sender, codeSecret: codeSecret, settings: configuration.verification,
             now: configuration.clock)
+        let protection = configuration.messageProtection
+        let gate = MessageGate(
+            counter: SendCounter(data: data, limits: protection.limits, now: configuration.clock),
+            captchas: Captchas(data: data, secret: codeSecret, now: configuration.clock), protection: protection)
         let files = FileService(
             data: data, content: try LocalFileStore(directory: configuration.filesDirectory),
             maxSize: configuration.maxFileSize)
         return Services(
-            data: data, deployer: deployer, accounts: accounts, verification: verification, files: files,
+            data: data, deployer: deployer, accounts: accounts, verification: verification, gate: gate, files: files,
             metrics: metrics, functionLogs: functionLogs, logger: logger)
     }
 
@@ -114,6 +118,8 @@ public enum FunctionHostServer {
         let accounts: UserAccounts
         /// Codes and links, through the configured sender.
         let verification: UserVerification
+        /// What every message a client causes passes first: captchas and send limits.
+        let gate: MessageGate
         /// Files: their bytes and their `_File` objects.
         let files: FileService
         /// Requests, calls, hooks and storage, counted.
@@ -150,6 +156,7 @@ public enum FunctionHostServer {
                     keys: configuration.keys, signatureWindow: configuration.signatureWindow, now: configuration.clock),
                 bodyLimits: BodyLimits(largest: configuration.maxBodySize), data: data,
                 stagingSharesData: configuration.stagingDataDirectory == nil && configuration.stagingDatabase == nil))
+        router.add(middleware: ClientOriginMiddleware())
         EngineRoutes().register(on: router)
         OpenAPIRoutes(version: EngineRoutes.version).register(on: router)
         MetricsRoutes(
@@ -166,6 +173,7 @@ public enum FunctionHostServer {
             data: data, accounts: accounts, verification: verification, publicURL: configuration.publicURL,
             logger: services.logger)
         endpoint.files = services.files
+        endpoint.gate = services.gate
         endpoint.ownersMayDeleteFiles = configuration.ownersMayDeleteFiles
         for prefix in ["1", "1.1"] {
             let group = router.group(RouterPath(prefix))
@@ -173,8 +181,10 @@ public enum FunctionHostServer {
             BatchRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
             BatchSaveRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
             UserRoutes(endpoint: endpoint, accounts: accounts).register(on: group, prefix: prefix)
-            VerificationRoutes(verification: verification, accounts: accounts, publicURL: configuration.publicURL)
-                .register(on: group)
+            VerificationRoutes(
+                verification: verification, accounts: accounts, gate: services.gate, publicURL: configuration.publicURL
+            ).register(on: group)
+            CaptchaRoutes(captchas: services.gate.captchas, publicURL: configuration.publicURL).register(on: group)
             VerificationPages(verification: verification).register(on: group)
             ClassAliasRoutes(endpoint: endpoint, path: "roles", className: "_Role").register(on: group, prefix: prefix)
             ScanRoutes(data: data).register(on: group)

@@ -73,6 +73,7 @@ struct Serve: AsyncParsableCommand {
     var functionRateLimit: String?
 
     @OptionGroup var users: UserOptions
+    @OptionGroup var messages: MessageOptions
     @OptionGroup var files: FileOptions
     @OptionGroup var databases: DatabaseOptions
     @OptionGroup var edge: EdgeOptions
@@ -120,6 +121,7 @@ struct Serve: AsyncParsableCommand {
         }
         configuration.adminHost = adminHost
         try users.apply(to: &configuration, environment: environment)
+        try messages.apply(to: &configuration, environment: environment)
         try files.apply(to: &configuration, environment: environment)
         try databases.apply(to: &configuration, environment: environment)
         try edge.apply(to: &configuration, environment: environment)

@@ -7,16 +7,12 @@ import Testing
 /// The SQL engine and the in-memory `QueryEvaluator` must agree, row for row and in the same
 /// order, on generated objects and generated `where` trees.
 @Suite struct QueryPropertyTests {
-    /// A small deterministic generator (SplitMix64), so a failure reproduces from its seed.
+    /// A small deterministic generator (the captcha's SplitMix64), so a failure reproduces from
+    /// its seed.
     struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        private var source: SplitMix64
+        init(state: UInt64) { source = SplitMix64(seed: state) }
+        mutating func next() -> UInt64 { source.next() }
         mutating func int(_ range: ClosedRange<Int>) -> Int {
             range.lowerBound + Int(next() % UInt64(range.count))
         }

@@ -173,7 +173,11 @@ import Testing
 
     @Test func plainSmsCodesAndSignupByMobilePhone() async throws {
         let clock = TestClock()
-        try await Self.run(clock: clock) { api in
+        try await Self.run(clock: clock, configure: {
+            // A name and an operation a client may ask for (SMSAbuseTests: no others).
+            $0.verification.appName = "Shop"
+            $0.messageProtection.operations = ["pay"]
+        }) { api in
             expectError(try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "+86 138"]), code: 127)
             for ttl: JSONValue in [0, 1441] {
                 expectError(
@@ -306,7 +310,10 @@ import Testing
 
     @Test func aWebhookSenderPostsEachMessage() async throws {
         try await WebhookReceiver.run { receiver in
-            try await Self.run(configure: { $0.messageWebhook = URL(string: receiver.url("/messages")) }) { api in
+            try await Self.run(configure: {
+                $0.messageWebhook = URL(string: receiver.url("/messages"))
+                $0.messageProtection.operations = ["fail"]
+            }) { api in
                 #expect(try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "13800000012"]).status == .ok)
                 let message = try #require(receiver.messages.first)
                 #expect(message["to"] == "13800000012" && message["channel"] == "sms" && message["smsCode"]?.stringValue?.count == 6)

@@ -36,6 +36,8 @@ public struct HostConfiguration: Sendable {
     public var outbound: [String: OutboundPolicy] = [:]
     /// How verification codes and links behave (lifetimes, rate limits, what a signup is sent).
     public var verification = UserVerification.Settings()
+    /// Captchas, send limits and the SMS text clients may choose.
+    public var messageProtection = MessageProtection()
     /// Where verification messages go; nil keeps them in the outbox (`_Outbox`), or posts them
     /// to `messageWebhook` when one is set.
     public var messageSender: (any MessageSender)?

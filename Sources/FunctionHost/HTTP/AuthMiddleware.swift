@@ -16,7 +16,8 @@ struct AuthMiddleware: RouterMiddleware {
         "/", "/__engine/1/ping", "/__engine/1.1/ping", "/1.1/date", "/1/date", "/openapi.json",
     ]
     /// Paths whose own token or key is their credential: email links, file URLs, token uploads.
-    static let openPrefixes = VerificationPages.pathPrefixes + ["/files/", "/1.1/fileUploads/", "/1/fileUploads/"]
+    static let openPrefixes =
+        VerificationPages.pathPrefixes + CaptchaRoutes.pathPrefixes + ["/files/", "/1.1/fileUploads/", "/1/fileUploads/"]
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response

@@ -20,6 +20,8 @@ struct ObjectEndpoint: Sendable {
     var files: FileService? = nil
     /// Whether a file's owner may delete it without the master key (as for `DELETE /files/{id}`).
     var ownersMayDeleteFiles = false
+    /// What signup messages pass first (send limits); nil sends them unchecked.
+    var gate: MessageGate? = nil
 
     /// The class a path names: the iOS SDK writes `_File` as `_file`.
     static func canonical(_ className: String) -> String {
@@ -49,7 +51,11 @@ struct ObjectEndpoint: Sendable {
         var object = try await data.create(className, body: body, caller: caller)
         if className == "_User" {
             do {
-                try await verification.sendSignupMessages(to: object, linkBase: publicURL)
+                if let gate {
+                    try await gate.sendSignupMessages(to: object, verification: verification, linkBase: publicURL, caller: caller)
+                } else {
+                    try await verification.sendSignupMessages(to: object, linkBase: publicURL)
+                }
             } catch {
                 // The user exists either way; they can ask for the message again.
                 logger.error("Signup message to user \(object.objectId) not sent: \(error)")

@@ -5,21 +5,23 @@ import Hummingbird
 /// `verifyMobilePhone/{code}`, `requestPasswordResetBySmsCode`, `resetPasswordBySmsCode/{code}`,
 /// `requestLoginSmsCode`, `requestSmsCode`, `verifySmsCode/{code}`, `usersByMobilePhone`,
 /// `requestChangePhoneNumber`, `changePhoneNumber`) and links by email (`requestEmailVerify`,
-/// `requestPasswordReset`). Each answers `{}` on success.
+/// `requestPasswordReset`). Each answers `{}` on success. Every request that sends passes
+/// `MessageGate` first: captcha, send limits.
 struct VerificationRoutes: Sendable {
     let verification: UserVerification
     let accounts: UserAccounts
+    let gate: MessageGate
     /// The address links in emails start with; nil refuses to send links.
     let publicURL: String?
 
     func register(on group: RouterGroup<HostRequestContext>) {
-        route(group, "requestEmailVerify") { body, _, _ in
+        route(group, "requestEmailVerify", sends: .email) { body, _, _ in
             try await verification.requestEmailVerify(Self.text(body, "email"), linkBase: try LinkBase.forEmail(publicURL: publicURL))
         }
-        route(group, "requestPasswordReset") { body, _, _ in
+        route(group, "requestPasswordReset", sends: .email) { body, _, _ in
             try await verification.requestPasswordReset(Self.text(body, "email"), linkBase: try LinkBase.forEmail(publicURL: publicURL))
         }
-        route(group, "requestMobilePhoneVerify") { body, _, _ in
+        route(group, "requestMobilePhoneVerify", sends: .sms) { body, _, _ in
             try await verification.requestMobilePhoneVerify(Self.text(body, "mobilePhoneNumber"))
         }
         // Guesses at codes are counted per client address too (`ClientAddress`).
@@ -28,7 +30,7 @@ struct VerificationRoutes: Sendable {
                 code: try context.parameters.require("code"), phone: body["mobilePhoneNumber"]?.stringValue,
                 caller: context.caller, client: ClientAddress.of(request, context))
         }
-        route(group, "requestPasswordResetBySmsCode") { body, _, _ in
+        route(group, "requestPasswordResetBySmsCode", sends: .sms) { body, _, _ in
             try await verification.requestPasswordResetBySmsCode(Self.text(body, "mobilePhoneNumber"))
         }
         for method in [HTTPRequest.Method.put, .post] {
@@ -38,10 +40,11 @@ struct VerificationRoutes: Sendable {
                     password: Self.text(body, "password"), caller: context.caller, client: ClientAddress.of(request, context))
             }
         }
-        route(group, "requestLoginSmsCode") { body, _, _ in
+        route(group, "requestLoginSmsCode", sends: .sms) { body, _, _ in
             try await verification.requestLoginSmsCode(Self.text(body, "mobilePhoneNumber"))
         }
-        route(group, "requestSmsCode") { body, _, _ in
+        route(group, "requestSmsCode", sends: .sms) { body, _, _ in
+            try gate.checkSMSText(body, appName: verification.settings.appName)
             try await verification.requestSmsCode(
                 Self.text(body, "mobilePhoneNumber"), ttlMinutes: try Self.minutes(body["ttl"]), name: body["name"]?.stringValue,
                 operation: body["op"]?.stringValue)
@@ -51,7 +54,7 @@ struct VerificationRoutes: Sendable {
                 code: try context.parameters.require("code"), phone: Self.text(body, "mobilePhoneNumber"),
                 client: ClientAddress.of(request, context))
         }
-        route(group, "requestChangePhoneNumber") { body, _, context in
+        route(group, "requestChangePhoneNumber", sends: .sms) { body, _, context in
             try await verification.requestChangePhoneNumber(
                 Self.text(body, "mobilePhoneNumber"), ttlMinutes: try Self.minutes(body["ttl"]), caller: context.caller)
         }
@@ -70,15 +73,21 @@ struct VerificationRoutes: Sendable {
         }
     }
 
-    /// A route (POST unless told) with a JSON object body, answering `{}`.
+    /// A route (POST unless told) with a JSON object body, answering `{}`; one that `sends` a
+    /// message runs through the gate.
     private func route(
         _ group: RouterGroup<HostRequestContext>, _ path: String, method: HTTPRequest.Method = .post,
+        sends channel: OutgoingMessage.Channel? = nil,
         _ action: @escaping @Sendable ([String: JSONValue], Request, HostRequestContext) async throws -> Void
     ) {
         group.on(RouterPath(path), method: method) { request, context in
             var request = request
             let body = try await request.jsonObject(context: context)
-            try await action(body, request, context)
+            if let channel {
+                try await gate.send(channel, body: body, caller: context.caller) { try await action(body, request, context) }
+            } else {
+                try await action(body, request, context)
+            }
             return JSONResponse([:])
         }
     }

@@ -106,7 +106,7 @@ extension OpenAPIDocument {
 
     /// Codes by SMS and links by email.
     static let verificationOperations: [APIOperation] = [
-        APIOperation("post", "/requestSmsCode", tag: "Verification", "Send a six-digit code to a phone number.", body: APIOperation.object(["mobilePhoneNumber": "string", "ttl": "integer", "name": "string", "op": "string"], required: ["mobilePhoneNumber"])),
+        APIOperation("post", "/requestSmsCode", tag: "Verification", "Send a six-digit code to a phone number (name and op only as configured).", body: APIOperation.object(["mobilePhoneNumber": "string", "ttl": "integer", "name": "string", "op": "string", "validate_token": "string"], required: ["mobilePhoneNumber"])),
         APIOperation("post", "/verifySmsCode/{code}", tag: "Verification", "Check an SMS code.", body: APIOperation.object(["mobilePhoneNumber": "string"], required: ["mobilePhoneNumber"])),
         APIOperation("post", "/requestMobilePhoneVerify", tag: "Verification", "Send a code that verifies a user's phone number.", body: APIOperation.object(["mobilePhoneNumber": "string"], required: ["mobilePhoneNumber"])),
         APIOperation("post", "/verifyMobilePhone/{code}", tag: "Verification", "Verify the phone number the code was sent to.", body: APIOperation.object([:])),
@@ -121,5 +121,16 @@ extension OpenAPIDocument {
         APIOperation("get", "/emailVerify/{token}", tag: "Verification", "The page an email's verification link opens.", access: .open, answer: nil),
         APIOperation("get", "/resetPassword/{token}", tag: "Verification", "The page an email's reset link opens: a form.", access: .open, answer: nil),
         APIOperation("post", "/resetPassword/{token}", tag: "Verification", "The reset form's answer (form-encoded password).", access: .open, answer: nil),
+        APIOperation("get", "/requestCaptcha", tag: "Verification", "A captcha: {captcha_token, captcha_url} (size and ttl with the master key).", query: captchaParameters),
+        APIOperation("post", "/verifyCaptcha", tag: "Verification", "Check a captcha's text: {validate_token} for one SMS request.", body: APIOperation.object(["captcha_code": "string", "captcha_token": "string"], required: ["captcha_code", "captcha_token"])),
+        APIOperation("get", "/captchaImage", tag: "Verification", "A captcha's PNG image (its token is the credential).", access: .open, query: [APIOperation.Parameter(name: "token", type: "string", description: "The captcha_token.")], answer: nil),
+    ]
+
+    /// `requestCaptcha`'s parameters, with LeanCloud's ranges.
+    static let captchaParameters: [APIOperation.Parameter] = [
+        APIOperation.Parameter(name: "width", type: "integer", description: "Pixels, 60 to 200 (85)."),
+        APIOperation.Parameter(name: "height", type: "integer", description: "Pixels, 30 to 100 (30)."),
+        APIOperation.Parameter(name: "size", type: "integer", description: "Characters, 3 to 6 (4); master key."),
+        APIOperation.Parameter(name: "ttl", type: "integer", description: "Seconds, 10 to 180 (60); master key."),
     ]
 }
