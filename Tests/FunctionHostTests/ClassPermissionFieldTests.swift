@@ -20,6 +20,23 @@ import Testing
         try await api.get("/1.1/cloudQuery" + queryString(["cql": statement]), headers: headers)
     }
 
+    @Test func aUsersOwnAnswersLeaveOutItsHiddenColumns() async throws {
+        try await TestServer.run { api in
+            let world = try await PermissionWorld.make(api)
+            let noted = try await api.put("/1.1/users/\(world.ada)", headers: Headers.master, ["staffNote": "watch"])
+            #expect(noted.status == .ok, "\(noted)")
+            try await world.configure("_User", ["schema": ["staffNote": ["hidden": true]]])
+            // Signup, login and users/me answer the user's own view: its private fields, not the
+            // columns hidden from every client.
+            let login = try await api.post("/1.1/login", ["username": "ada", "password": "pw"])
+            #expect(login.status == .ok && login["staffNote"] == nil && login["sessionToken"] != nil, "\(login)")
+            let me = try await api.get("/1.1/users/me", headers: world.session("ada"))
+            #expect(me["username"] == "ada" && me["staffNote"] == nil, "\(me)")
+            #expect(try await api.fetch("_User", world.ada, headers: world.session("ada"))["staffNote"] == nil)
+            #expect(try await api.fetch("_User", world.ada, headers: Headers.master)["staffNote"] == "watch")
+        }
+    }
+
     @Test func hiddenFieldsAreNeitherAnsweredNorQueried() async throws {
         try await JSDataServer.run(["perm.js": ClassPermissionCloudTests.script], functions: ClassPermissionCloudTests.registry) { api in
             let world = try await PermissionWorld.make(api)

@@ -32,6 +32,6 @@ extension UserAccounts {
         try checkNotLocked(user)
         let user = providers.isEmpty ? user : try await write(user.objectId, ["authData": .object(providers)])
         try await runOnLogin(user, caller: caller)
-        return Self.withSession(user)
+        return try await withSession(user)
     }
 }

@@ -81,7 +81,7 @@ public struct UserAccounts: Sendable {
         // so that environment's beforeSave and afterSave hooks of _User run.
         let signup = Caller(isMaster: true, environment: caller.environment, hookDepth: caller.hookDepth)
         let user = try await data.create("_User", body: body, caller: signup)
-        return (Self.withSession(user), true)
+        return (try await withSession(user), true)
     }
 
     /// A login with an SMS code: a wrong code counts as a failed login, as a wrong password does.
@@ -103,7 +103,7 @@ public struct UserAccounts: Sendable {
         fields["_failedLogins"] = ["__op": "Delete"]
         let user = try await write(user.objectId, fields)
         try await runOnLogin(user, caller: caller)
-        return Self.withSession(user)
+        return try await withSession(user)
     }
 
     /// The `onLogin` hook, which may refuse the login by throwing.
@@ -118,7 +118,7 @@ public struct UserAccounts: Sendable {
         guard let user = try await data.user(forSessionToken: sessionToken) else {
             throw DataAPIError(.userNotFound, "Could not find user.")
         }
-        return Self.withSession(user)
+        return try await withSession(user)
     }
 
     /// Changes a user's password after checking the old one, and gives it a new session token
@@ -139,7 +139,7 @@ public struct UserAccounts: Sendable {
         }
         let updated = try await write(
             id, ["password": .string(new), "sessionToken": .string(DataService.newSessionToken()), "_failedLogins": ["__op": "Delete"]])
-        return Self.withSession(updated)
+        return try await withSession(updated)
     }
 
     /// Gives a user a new session token, ending the old one; only the user itself, or the master key.
@@ -150,7 +150,7 @@ public struct UserAccounts: Sendable {
         guard try await data.storage.fetch("_User", id: id) != nil else {
             throw DataAPIError(.userNotFound, "Could not find user.")
         }
-        return Self.withSession(try await write(id, ["sessionToken": .string(DataService.newSessionToken())]))
+        return try await withSession(try await write(id, ["sessionToken": .string(DataService.newSessionToken())]))
     }
 
     /// Ends a session: the token stops working (the user gets a new one at its next login).
@@ -164,8 +164,11 @@ public struct UserAccounts: Sendable {
         try await data.update("_User", id: id, body: body, caller: Caller.master.withoutHooks).object
     }
 
-    static func withSession(_ user: StoredObject) -> JSONValue {
-        var json = user.restJSON()
+    /// A user as a signup, login or `users/me` answers it: its own view (private fields kept,
+    /// columns hidden from clients left out), with its session token.
+    func withSession(_ user: StoredObject) async throws -> JSONValue {
+        let view = try await data.access(for: Caller(isMaster: false)).view(user, asUser: user.objectId)
+        var json = view.restJSON()
         json["sessionToken"] = user.fields["sessionToken"]
         return .object(json)
     }
