@@ -28,7 +28,7 @@ public struct DataClient: Sendable {
 
     /// Creates an object; returns it as the caller may see it.
     public func create(_ className: String, _ fields: [String: JSONValue]) async throws -> StoredObject {
-        try await answered(service.create(className, body: fields, caller: caller), sent: fields)
+        try await service.answer(service.create(className, body: fields, caller: caller), sent: fields, caller: caller)
     }
 
     /// The object with this id, if any.
@@ -38,16 +38,8 @@ public struct DataClient: Sendable {
 
     /// Applies fields and operations (`["n": ["__op": "Increment", "amount": 1]]`) to an object.
     public func update(_ className: String, id: String, _ fields: [String: JSONValue]) async throws -> StoredObject {
-        try await answered(service.update(className, id: id, body: fields, caller: caller).object, sent: fields)
-    }
-
-    /// A written object as the caller may see it: its view, or for an object it can't read,
-    /// its server fields and what it sent (as over REST).
-    private func answered(_ object: StoredObject, sent fields: [String: JSONValue]) async throws -> StoredObject {
-        if let answered = try await service.answering(object, caller: caller) { return answered }
-        var sent = object
-        sent.fields = DataService.literals(of: fields)
-        return sent
+        try await service.answer(
+            service.update(className, id: id, body: fields, caller: caller).object, sent: fields, caller: caller)
     }
 
     /// Deletes an object.

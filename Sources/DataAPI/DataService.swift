@@ -7,8 +7,8 @@ public struct DataService: Sendable {
     private let normalizer: ValueNormalizer
     /// The hooks run around every operation; nil runs none.
     public var hooks: (any WriteHooks)?
-    /// Whether clients may query `_User` (closed by default, as on LeanCloud: a client finds
-    /// users only through the master key or cloud code).
+    /// Whether `_User` find is open to every client by default (closed by default, as on
+    /// LeanCloud: a client finds its own user only). Class settings stored for `_User` win.
     public var openUserQueries = false
     /// The ACL an object of a class gets when its creator gives none, by class name. The key
     /// `creator` in one stands for the user who creates the object (and is dropped when nobody
@@ -212,13 +212,11 @@ public struct DataService: Sendable {
 
     /// A written object as the writer is answered it in full (the data APIs of cloud code):
     /// its view when the writer may read it, else its server fields and what the writer sent.
-    public func answer(_ object: StoredObject, sent body: [String: JSONValue], caller: Caller) async throws -> [String: JSONValue] {
-        if let answered = try await answering(object, caller: caller) { return answered.restJSON() }
-        var json = Self.literals(of: body)
-        json["objectId"] = .string(object.objectId)
-        json["createdAt"] = .string(object.createdAt)
-        json["updatedAt"] = .string(object.updatedAt)
-        return json
+    public func answer(_ object: StoredObject, sent body: [String: JSONValue], caller: Caller) async throws -> StoredObject {
+        if let answered = try await answering(object, caller: caller) { return answered }
+        var sent = object
+        sent.fields = Self.literals(of: body)
+        return sent
     }
 
     /// The objects matching a query given as REST parameters (`where`, `order`, `limit`, ...),

@@ -27,9 +27,8 @@ struct IncludeResolver: Sendable {
             }
             var loaded: [String: [String: StoredObject]] = [:]
             for (className, ids) in wanted {
-                guard Names.isValidClassName(className), !(!access.isMaster && Names.internalClasses.contains(className)),
-                    try await access.allows(.get, on: className)
-                else { continue }
+                // Internal classes are never allowed a client (`allows`).
+                guard Names.isValidClassName(className), try await access.allows(.get, on: className) else { continue }
                 var fetched: [StoredObject] = []
                 for object in try await access.service.storage.fetch(className, ids: Array(ids)) where access.canRead(object) {
                     // The view first: a hidden field's Pointer is not followed.

@@ -153,9 +153,7 @@ public struct FileService: Sendable {
             // the file's ACL still decides for each file.
             let access = try await data.access(for: caller)
             try await access.check(.delete, on: "_File")
-            guard ACLCheck.allows(file, .write, to: access.identities ?? []) else {
-                throw DataAPIError(.operationForbidden, "Forbidden to write this object: its ACL doesn't allow it.")
-            }
+            guard ACLCheck.allows(file, .write, to: access.identities ?? []) else { throw ACLCheck.writeRefused }
         }
         return file
     }

@@ -7,6 +7,9 @@ enum ACLCheck {
         case write
     }
 
+    /// A write the object's ACL refuses.
+    static let writeRefused = DataAPIError(.operationForbidden, "Forbidden to write this object: its ACL doesn't allow it.")
+
     /// Whether one of `identities` holds `permission` on `object`.
     static func allows(_ object: StoredObject, _ permission: Permission, to identities: [String]) -> Bool {
         guard case .object(let acl)? = object.fields["ACL"] else { return true }
@@ -55,7 +58,7 @@ extension DataService {
         guard let identities = access.identities else { return condition }
         if let object = try await storage.fetch(className, id: id) {
             guard ACLCheck.allows(object, .write, to: identities) else {
-                throw DataAPIError(.operationForbidden, "Forbidden to write this object: its ACL doesn't allow it.")
+                throw ACLCheck.writeRefused
             }
             if condition != nil, !ACLCheck.allows(object, .read, to: identities) {
                 throw DataAPIError(.operationForbidden, "A conditional write needs read access to the object.")

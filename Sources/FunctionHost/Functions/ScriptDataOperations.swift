@@ -40,13 +40,13 @@ struct ScriptDataOperations: Sendable {
             // always answers the whole object, so `fetchWhenSave` changes nothing here.
             let body = try arguments.body()
             let object = try await service.create(try arguments.className(), body: body, caller: caller)
-            return .object(try await service.answer(object, sent: body, caller: caller))
+            return .object(try await service.answer(object, sent: body, caller: caller).restJSON())
         case "data.update":
             let body = try arguments.body()
             let (object, _) = try await service.update(
                 try arguments.className(), id: try arguments.objectId(), body: body,
                 condition: try arguments.condition(), caller: caller)
-            return .object(try await service.answer(object, sent: body, caller: caller))
+            return .object(try await service.answer(object, sent: body, caller: caller).restJSON())
         case "data.delete":
             try await service.delete(
                 try arguments.className(), id: try arguments.objectId(), condition: try arguments.condition(),
