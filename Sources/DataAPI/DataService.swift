@@ -2,11 +2,15 @@
 /// batch, and later functions and hooks): it checks names and access, parses the client's
 /// changes, and resolves includes and key selections.
 public struct DataService: Sendable {
-    /// The engine that stores objects.
-    public let storage: any StorageEngine
+    /// The engine that stores objects. Not public: every read and write of an app goes through
+    /// the service's methods, with their access checks and hooks.
+    package let storage: any StorageEngine
     private let normalizer: ValueNormalizer
-    /// The hooks run around every operation; nil runs none.
-    public var hooks: (any WriteHooks)?
+    /// The hooks run around every operation; nil runs none. Set by the Hooks module's
+    /// dispatcher (`HookDispatcher.hookedService`), never by app code.
+    package var hooks: (any WriteHooks)?
+    /// Who hears every committed write (LiveQuery, jobs); see `WriteListener`.
+    public var listeners: [any WriteListener] = []
     /// Whether `_User` find is open to every client by default (closed by default, as on
     /// LeanCloud: a client finds its own user only). Class settings stored for `_User` win.
     public var openUserQueries = false
@@ -52,72 +56,71 @@ public struct DataService: Sendable {
     public func create(
         _ className: String, body: [String: JSONValue], objectId: String? = nil, caller: Caller
     ) async throws -> StoredObject {
+        try await creating(className, body: body, objectId: objectId, caller: caller).object
+    }
+
+    /// Creates an object as `create` does, telling also whether a `beforeSave` hook ran.
+    public func creating(
+        _ className: String, body: [String: JSONValue], objectId: String? = nil, caller: Caller
+    ) async throws -> Written {
+        try await creating(className, body: body, objectId: objectId, caller: caller, authDataChecked: false)
+    }
+
+    /// Creates an object; `authDataChecked` says a user's `authData` was verified already (a
+    /// third-party signup checks it once, before looking its account up).
+    func creating(
+        _ className: String, body: [String: JSONValue], objectId: String?, caller: Caller, authDataChecked: Bool
+    ) async throws -> Written {
         try checkWritable(className, id: nil, caller: caller)
         let access = try await access(for: caller)
         try await access.check(.create, on: className)
         try await access.checkWritableFields(body, of: className)
-        var fields = body
-        var context: [String: JSONValue] = [:]
-        if let hooks = hooks(.beforeSave, className, caller) {
-            let event = try await hooks.runBefore(.beforeSave, HookEvent(className: className, object: body, caller: caller))
-            fields = Self.writable(event.object)
-            context = event.context
+        let event = ObjectEvent(className: className, object: body, caller: caller)
+        let hooked = try await aroundHooks(.create, event) { event, hooked in
+            var fields = hooked ? Self.writable(event.object) : event.object
+            // `"ACL": null` (what the SDKs send for "none set") takes the class default, as a missing one does.
+            if fields["ACL"] == .null { fields["ACL"] = nil }
+            if fields["ACL"] == nil, let acl = defaultACL(for: className, creator: caller.userId) { fields["ACL"] = acl }
+            for (key, value) in fieldDefaults[className] ?? [:] where fields[key] == nil { fields[key] = value }
+            // After the hook, which sees the password as the client sent it (as LeanEngine's do).
+            if className == "_User" {
+                try await prepareUser(&fields, id: nil, caller: caller, authDataChecked: authDataChecked)
+            }
+            if className == "_Role" { try await checkNewRole(fields, caller: caller) }
+            var changes = try ObjectChanges(body: fields, normalizer: normalizer)
+            changes.objectId = objectId
+            let object = try await storage.create(className, changes: changes)
+            return (object, event.after(object))
         }
-        // `"ACL": null` (what the SDKs send for "none set") takes the class default, as a missing one does.
-        if fields["ACL"] == .null { fields["ACL"] = nil }
-        if fields["ACL"] == nil, let acl = defaultACL(for: className, creator: caller.userId) { fields["ACL"] = acl }
-        for (key, value) in fieldDefaults[className] ?? [:] where fields[key] == nil { fields[key] = value }
-        // After the hook, which sees the password as the client sent it (as LeanEngine's do).
-        if className == "_User" { try await prepareUser(&fields, id: nil, caller: caller) }
-        if className == "_Role" { try await checkNewRole(fields, caller: caller) }
-        var changes = try ObjectChanges(body: fields, normalizer: normalizer)
-        changes.objectId = objectId
-        let object = try await storage.create(className, changes: changes)
-        if let hooks = hooks(.afterSave, className, caller) {
-            await hooks.runAfter(
-                .afterSave, HookEvent(className: className, object: object.restJSON(), context: context, caller: caller))
-        }
-        return object
+        return Written(object: hooked.value, changedKeys: [], ranBeforeHook: hooked.ranBeforeHook)
     }
 
     /// Updates an object from a request body, if it matches `condition`, running
     /// `beforeUpdate` (whose changes are applied) and `afterUpdate`.
     public func update(
         _ className: String, id: String, body: [String: JSONValue], condition: QueryPredicate? = nil, caller: Caller
-    ) async throws -> (object: StoredObject, changedKeys: [String]) {
+    ) async throws -> Written {
         try checkWritable(className, id: id, caller: caller)
         let access = try await access(for: caller)
         try await access.check(.update, on: className)
         try await access.checkWritableFields(body, of: className)
         let condition = try await checkObjectAccess(access, className, id: id, condition: condition)
-        let before = hooks(.beforeUpdate, className, caller)
-        let after = hooks(.afterUpdate, className, caller)
-        var fields = body
-        var context: [String: JSONValue] = [:]
-        // Hooks see the object as it was; without hooks the read is skipped.
-        let original = before != nil || after != nil ? try await existing(className, id: id) : nil
-        if let before {
-            var object = body
-            object["objectId"] = .string(id)
-            let event = try await before.runBefore(
-                .beforeUpdate,
-                HookEvent(className: className, object: object, original: original, updatedKeys: body.keys.sorted(), caller: caller))
-            fields = Self.writable(event.object)
-            context = event.context
+        // Hooks and listeners see the object as it was; with none of them the read is skipped.
+        let original = needsOriginal(.update, className, caller) ? try await existing(className, id: id) : nil
+        var object = body
+        object["objectId"] = .string(id)
+        let event = ObjectEvent(
+            className: className, object: object, original: original, updatedKeys: body.keys.sorted(), caller: caller)
+        let hooked = try await aroundHooks(.update, event) { event, hooked in
+            var fields = hooked ? Self.writable(event.object) : body
+            if className == "_User" { try await prepareUser(&fields, id: id, caller: caller) }
+            if className == "_Role" { try await checkRoleUpdate(fields, id: id, caller: caller) }
+            let changes = try ObjectChanges(body: fields, normalizer: normalizer)
+            let object = try await storage.update(className, id: id, changes: changes, condition: condition)
+            let changedKeys = changes.fields.keys.sorted()
+            return ((object, changedKeys), event.after(object, updatedKeys: changedKeys))
         }
-        if className == "_User" { try await prepareUser(&fields, id: id, caller: caller) }
-        if className == "_Role" { try await checkRoleUpdate(fields, id: id, caller: caller) }
-        let changes = try ObjectChanges(body: fields, normalizer: normalizer)
-        let object = try await storage.update(className, id: id, changes: changes, condition: condition)
-        let changedKeys = changes.fields.keys.sorted()
-        if let after {
-            await after.runAfter(
-                .afterUpdate,
-                HookEvent(
-                    className: className, object: object.restJSON(), original: original, updatedKeys: changedKeys,
-                    context: context, caller: caller))
-        }
-        return (object, changedKeys)
+        return Written(object: hooked.value.0, changedKeys: hooked.value.1, ranBeforeHook: hooked.ranBeforeHook)
     }
 
     /// Deletes an object, if it matches `condition`, running `beforeDelete` and `afterDelete`.
@@ -126,27 +129,21 @@ public struct DataService: Sendable {
         let access = try await access(for: caller)
         try await access.check(.delete, on: className)
         let condition = try await checkObjectAccess(access, className, id: id, condition: condition)
-        let before = hooks(.beforeDelete, className, caller)
-        let after = hooks(.afterDelete, className, caller)
-        guard before != nil || after != nil else {
+        guard needsOriginal(.delete, className, caller) else {
             return try await storage.delete(className, id: id, condition: condition)
         }
         let original = try await existing(className, id: id)
-        var context: [String: JSONValue] = [:]
-        if let before {
-            let event = try await before.runBefore(
-                .beforeDelete,
-                HookEvent(className: className, object: original.restJSON(), original: original, caller: caller))
-            context = event.context
+        let event = ObjectEvent(className: className, object: original.restJSON(), original: original, caller: caller)
+        _ = try await aroundHooks(.delete, event) { event, _ in
+            try await storage.delete(className, id: id, condition: condition)
+            return ((), event)
         }
-        try await storage.delete(className, id: id, condition: condition)
-        if let after {
-            await after.runAfter(
-                .afterDelete,
-                HookEvent(
-                    className: className, object: original.restJSON(), original: original, context: context,
-                    caller: caller))
-        }
+    }
+
+    /// Whether a write must read the object first: a hook or a listener will be shown it.
+    private func needsOriginal(_ operation: HookedWrite, _ className: String, _ caller: Caller) -> Bool {
+        if !listeners.isEmpty, !Names.internalClasses.contains(className) { return true }
+        return willRun(operation.before, className, caller: caller) || willRun(operation.after, className, caller: caller)
     }
 
     /// The object with this id, with pointers in `include` resolved; nil when it doesn't exist.
@@ -219,31 +216,27 @@ public struct DataService: Sendable {
         return sent
     }
 
-    /// The objects matching a query given as REST parameters (`where`, `order`, `limit`, ...),
-    /// running `beforeFind` (which may change the parameters) and `afterFind` (which may change
-    /// the results).
+    /// The objects matching a query given as its REST parameters in JSON (`where` as an object,
+    /// `order`, `limit`, ...: `ObjectQuery(className:query:)`), running `beforeFind` (which may
+    /// change the parameters) and `afterFind` (which may change the results). The JSON is what
+    /// both hooks see: structured from the client's text once, never printed and parsed again.
+    public func find(
+        _ className: String, query parameters: [String: JSONValue], withCount: Bool = false, caller: Caller
+    ) async throws -> (query: ObjectQuery, objects: [StoredObject], count: Int?) {
+        var event = ObjectEvent(className: className, object: parameters, caller: caller)
+        event = try await runBefore(.beforeFind, event) ?? event
+        let query = try ObjectQuery(className: className, query: event.object)
+        var (objects, count) = try await find(query, withCount: withCount, caller: caller)
+        event.results = objects
+        if let found = try await runBefore(.afterFind, event) { objects = found.results }
+        return (query, objects, count)
+    }
+
+    /// `find(_:query:withCount:caller:)` with the parameters as the text of a URL.
     public func find(
         _ className: String, parameters: [String: String], withCount: Bool = false, caller: Caller
     ) async throws -> (query: ObjectQuery, objects: [StoredObject], count: Int?) {
-        var parameters = parameters
-        var context: [String: JSONValue] = [:]
-        if let hooks = hooks(.beforeFind, className, caller) {
-            let event = try await hooks.runBefore(
-                .beforeFind, HookEvent(className: className, object: QueryParameters.json(parameters), caller: caller))
-            parameters = try QueryParameters.text(event.object)
-            context = event.context
-        }
-        let query = try ObjectQuery(className: className, parameters: parameters)
-        var (objects, count) = try await find(query, withCount: withCount, caller: caller)
-        if let hooks = hooks(.afterFind, className, caller) {
-            let event = try await hooks.runBefore(
-                .afterFind,
-                HookEvent(
-                    className: className, object: QueryParameters.json(parameters), results: objects, context: context,
-                    caller: caller))
-            objects = event.results
-        }
-        return (query, objects, count)
+        try await find(className, query: ObjectQuery.json(parameters), withCount: withCount, caller: caller)
     }
 
     /// One page of a walk over a class in objectId order (master key only), with the cursor of
@@ -266,14 +259,6 @@ public struct DataService: Sendable {
         guard case .object(var acl)? = defaultACLs[className] else { return nil }
         if let rights = acl.removeValue(forKey: "creator"), let creator { acl[creator] = rights }
         return .object(acl)
-    }
-
-    /// The hooks to run for an operation, nil when none is registered or the caller skips it.
-    func hooks(_ kind: HookKind, _ className: String, _ caller: Caller) -> (any WriteHooks)? {
-        guard let hooks, !caller.skippedHooks.contains(kind), hooks.hasHook(kind, for: className, caller: caller) else {
-            return nil
-        }
-        return hooks
     }
 
     /// The stored object a hook needs to see; 101 when it doesn't exist, as the write would.

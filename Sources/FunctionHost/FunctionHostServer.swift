@@ -59,24 +59,26 @@ public enum FunctionHostServer {
         plain.fieldDefaults = configuration.fieldDefaults
         plain.anyoneCreatesRoles = configuration.anyoneCreatesRoles
         plain.authDataVerification = configuration.authDataVerification
+        plain.listeners = configuration.writeListeners
         // Identity tokens expire on the server's clock, as logins lock on it.
         plain.authDataVerification.now = configuration.clock
         let functionLogs = FunctionLogs()
-        let hooks = HookDispatcher(
-            service: plain, registry: configuration.functions.hooks, limits: configuration.hookLimits,
-            logger: logger.recording(into: functionLogs), onAfterFailure: configuration.onAfterHookFailure,
-            onInvocation: { run in
-                metrics.recordHook(
-                    kind: run.kind.rawValue, className: run.className, environment: run.environment, failed: run.failed,
-                    duration: run.duration)
-            })
-        let data = hooks.hookedService
-        // Each environment loads the version it runs (the functions directory, at first start).
+        // Each environment loads the version it runs (the functions directory, at first start);
+        // its hooks are read from there at every operation.
         let environments = Environments(
-            base: configuration.functions, hooks: hooks,
+            base: configuration.functions,
             settings: .init(
                 timeout: configuration.javaScriptTimeout, outbound: configuration.outbound, logger: logger,
                 collectsGarbageBeforeEachStep: configuration.javaScriptCollectsGarbageBeforeEachStep))
+        let hooks = HookDispatcher(
+            service: plain, hooks: environments, limits: configuration.hookLimits,
+            logger: logger.recording(into: functionLogs), onAfterFailure: configuration.onAfterHookFailure,
+            onInvocation: { run in
+                metrics.recordHook(
+                    kind: run.kind.rawValue, className: run.className, environment: run.environment.rawValue, failed: run.failed,
+                    duration: run.duration)
+            })
+        let data = hooks.hookedService
         let deployer = Deployer(store: DeployStore(data: data), environments: environments)
         try await deployer.start(functionsDirectory: configuration.functionsDirectory)
         let sender =

@@ -23,8 +23,9 @@ struct DataServiceTests {
         #expect(created.fields["ACL"] == ACL.publicReadWrite)
         #expect(try await service.fetch("Post", id: created.objectId, caller: user) == created)
 
-        let (updated, changedKeys) = try await service.update(
+        let written = try await service.update(
             "Post", id: created.objectId, body: ["views": ["__op": "Increment"], "title": ["__op": "Delete"]], caller: user)
+        let (updated, changedKeys) = (written.object, written.changedKeys)
         #expect(changedKeys == ["title", "views"])
         #expect(updated.fields["views"] == 1)
         #expect(updated.fields["title"] == nil)
@@ -93,8 +94,8 @@ struct DataServiceTests {
         // Reads are not restricted, and the object is unchanged.
         #expect(try await service.fetch(className, id: created.objectId, caller: user) == created)
 
-        let (updated, _) = try await service.update(
-            className, id: created.objectId, body: ["username": "admin"], caller: .master)
+        let updated = try await service.update(
+            className, id: created.objectId, body: ["username": "admin"], caller: .master).object
         #expect(updated.fields["username"] == "admin")
         try await service.delete(className, id: created.objectId, caller: .master)
         #expect(try await service.fetch(className, id: created.objectId, caller: user) == nil)
@@ -111,8 +112,8 @@ struct DataServiceTests {
             try await service.delete("Post", id: created.objectId, condition: predicate(#"{"n":0}"#), caller: user)
         }
         #expect(try await service.fetch("Post", id: created.objectId, caller: user) == created)
-        let (updated, _) = try await service.update(
-            "Post", id: created.objectId, body: ["n": 2], condition: predicate(#"{"n":1}"#), caller: user)
+        let updated = try await service.update(
+            "Post", id: created.objectId, body: ["n": 2], condition: predicate(#"{"n":1}"#), caller: user).object
         #expect(updated.fields["n"] == 2)
     }
 

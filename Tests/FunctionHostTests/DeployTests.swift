@@ -142,7 +142,7 @@ import Testing
         var functions = FunctionRegistry()
         functions.define("swiftVariable") { request in request.variables["GREETING"] ?? "none" }
         var stagingOnly = FunctionRegistry.Options()
-        stagingOnly.environments = ["staging"]
+        stagingOnly.environments = [.staging]
         functions.define("tryMe", options: stagingOnly) { _ in "staging only" }
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -23,9 +23,10 @@ public struct FileService: Sendable {
     public func prepare(_ draft: Draft, caller: Caller) async throws -> Prepared {
         try Self.checkName(draft.name)
         if let size = draft.declaredSize { try checkSize(size) }
-        guard let hooks = data.hooks(.beforeSaveFile, "_File", caller) else { return Prepared(draft: draft, context: [:]) }
-        let event = try await hooks.runBefore(
-            .beforeSaveFile, HookEvent(className: "_File", object: draft.hookObject, caller: caller))
+        guard
+            let event = try await data.runBefore(
+                .beforeSaveFile, ObjectEvent(className: "_File", object: draft.hookObject, caller: caller))
+        else { return Prepared(draft: draft, context: [:]) }
         let prepared = try draft.applying(event.object)
         try Self.checkName(prepared.name)
         return Prepared(draft: prepared, context: event.context)
@@ -98,11 +99,8 @@ public struct FileService: Sendable {
         body["metaData"] = .object(metaData)
         body["ACL"] = prepared.draft.acl
         let object = try await data.create("_File", body: body, objectId: objectId, caller: Self.writer(for: caller))
-        if let hooks = data.hooks(.afterSaveFile, "_File", caller) {
-            await hooks.runAfter(
-                .afterSaveFile,
-                HookEvent(className: "_File", object: object.restJSON(), context: prepared.context, caller: caller))
-        }
+        await data.runAfter(
+            .afterSaveFile, ObjectEvent(className: "_File", object: object.restJSON(), context: prepared.context, caller: caller))
         return object
     }
 
@@ -125,20 +123,13 @@ public struct FileService: Sendable {
     /// callers `_File`'s delete permission gives it to, where the file's ACL lets them write.
     public func delete(id: String, caller: Caller, ownersMayDelete: Bool) async throws {
         let file = try await checkDelete(id: id, caller: caller, ownersMayDelete: ownersMayDelete)
-        var context: [String: JSONValue] = [:]
-        if let hooks = data.hooks(.beforeDeleteFile, "_File", caller) {
-            let event = try await hooks.runBefore(
-                .beforeDeleteFile, HookEvent(className: "_File", object: file.restJSON(), original: file, caller: caller))
-            context = event.context
-        }
+        var event = ObjectEvent(className: "_File", object: file.restJSON(), original: file, caller: caller)
+        event = try await data.runBefore(.beforeDeleteFile, event) ?? event
         try await data.delete("_File", id: id, caller: Self.writer(for: caller))
         // The object is gone first: a crash here leaves unreferenced bytes, never a dangling object.
         if let key = file.fields["key"]?.stringValue { try content.remove(key: key) }
-        if let hooks = data.hooks(.afterDeleteFile, "_File", caller) {
-            await hooks.runAfter(
-                .afterDeleteFile,
-                HookEvent(className: "_File", object: file.restJSON(), original: file, context: context, caller: caller))
-        }
+        event.object = file.restJSON()
+        await data.runAfter(.afterDeleteFile, event)
     }
 
     /// The file `delete` would delete, checked as it checks it, without deleting anything (a
@@ -204,7 +195,7 @@ public struct FileService: Sendable {
     /// upload token has yet. A key chosen by a client must never replace another file's bytes.
     func isFreeKey(_ key: String) async throws -> Bool {
         guard LocalFileStore.isValidKey(key), try content.content(forKey: key) == nil else { return false }
-        for environment in ["production", "staging"] {
+        for environment in EnvironmentName.allCases {
             let taken = try await EnvironmentStorage.$environment.withValue(environment) { try await file(key: key) }
             if taken != nil { return false }
         }

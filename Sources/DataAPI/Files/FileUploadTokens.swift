@@ -59,7 +59,7 @@ public struct FileUploadTokens: Sendable {
             "tokenHash": .string(Self.hash(token)), "fileId": .string(issued.objectId), "key": .string(issued.key),
             "name": .string(prepared.draft.name), "mime_type": .string(prepared.draft.mimeType),
             "metaData": .object(prepared.draft.metaData), "context": .object(prepared.context),
-            "environment": .string(caller.environment), "expiresAt": .double(now().timeIntervalSince1970 + lifetime),
+            "environment": .string(caller.environment.rawValue), "expiresAt": .double(now().timeIntervalSince1970 + lifetime),
             "used": false, "uploaded": false, "keepFileName": .bool(prepared.draft.keepFileName),
         ]
         record["caller"] = caller.user
@@ -92,7 +92,7 @@ public struct FileUploadTokens: Sendable {
             metaData: fields["metaData"]?.objectValue ?? [:], acl: fields["fileACL"])
         draft.keepFileName = fields["keepFileName"] == true
         let caller = Caller(
-            isMaster: false, environment: fields["environment"]?.stringValue ?? "production", user: fields["caller"])
+            isMaster: false, environment: fields["environment"]?.stringValue.flatMap(EnvironmentName.init(rawValue:)) ?? .production, user: fields["caller"])
         let object: StoredObject
         do {
             object = try await EnvironmentStorage.$environment.withValue(caller.environment) {
@@ -125,7 +125,7 @@ public struct FileUploadTokens: Sendable {
             return
         }
         if uploaded, let id = record.fields["fileId"]?.stringValue {
-            let environment = record.fields["environment"]?.stringValue ?? "production"
+            let environment = record.fields["environment"]?.stringValue.flatMap(EnvironmentName.init(rawValue:)) ?? .production
             try? await EnvironmentStorage.$environment.withValue(environment) {
                 var master = Caller.master
                 master.environment = environment
@@ -169,7 +169,7 @@ public struct FileUploadTokens: Sendable {
     /// Tokens live with production's data whichever environment uploads: the PUT that redeems
     /// one carries no environment.
     private static func inProduction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        try await EnvironmentStorage.$environment.withValue("production", operation: body)
+        try await EnvironmentStorage.$environment.withValue(.production, operation: body)
     }
 
     static func hash(_ token: String) -> String {

@@ -7,7 +7,7 @@
 /// hooks, functions and includes — without each of them passing it along.
 public final class EnvironmentStorage: StorageEngine {
     /// The environment the current task serves (`production` unless set).
-    @TaskLocal public static var environment = "production"
+    @TaskLocal public static var environment = EnvironmentName.production
 
     /// The engine of production (and of everything that isn't staging).
     public let production: any StorageEngine
@@ -21,7 +21,7 @@ public final class EnvironmentStorage: StorageEngine {
     }
 
     /// The engine of the current task's environment.
-    public var current: any StorageEngine { Self.environment == "staging" ? staging : production }
+    public var current: any StorageEngine { Self.environment == .staging ? staging : production }
 
     public func classExists(_ className: String) async throws -> Bool {
         try await current.classExists(className)

@@ -12,15 +12,18 @@ extension DataService {
     /// (`salt` is an exported LeanCloud user's, which the import folds into `password`.)
     public static let hiddenUserFields: Set<String> = ["password", "sessionToken", "_failedLogins", "_loginAttempts", "salt"]
 
-    /// Checks and completes the body of a `_User` write. `id` is nil for a signup.
-    func prepareUser(_ body: inout [String: JSONValue], id: String?, caller: Caller) async throws {
+    /// Checks and completes the body of a `_User` write. `id` is nil for a signup;
+    /// `authDataChecked` says its `authData` was verified already.
+    func prepareUser(
+        _ body: inout [String: JSONValue], id: String?, caller: Caller, authDataChecked: Bool = false
+    ) async throws {
         if !caller.isMaster {
             for field in Self.managedUserFields where body[field] != nil {
                 throw DataAPIError(.readOnlyField, "\(field) is set by the server.")
             }
         }
         Self.foldProviderKeys(&body)
-        let hasAuthData = try await prepareAuthData(&body, id: id, caller: caller)
+        let hasAuthData = try await prepareAuthData(&body, id: id, caller: caller, checked: authDataChecked)
         try await resetVerification(&body, id: id, caller: caller)
         if id == nil {
             // A user signing up with a third-party account (or anonymously) gets a username.
@@ -103,12 +106,15 @@ extension DataService {
     /// (`UnionID.markingMainAccounts`), merges it into the user's existing providers on an
     /// update (`{provider: null}` unlinks one), and refuses an account or UnionID already
     /// linked to another user (137). Returns whether the body carries authData.
-    private func prepareAuthData(_ body: inout [String: JSONValue], id: String?, caller: Caller) async throws -> Bool {
+    private func prepareAuthData(
+        _ body: inout [String: JSONValue], id: String?, caller: Caller, checked: Bool
+    ) async throws -> Bool {
         guard let value = body["authData"] else { return false }
         guard case .object(var providers) = value else {
             throw DataAPIError(.incorrectType, "authData must be an object of providers.")
         }
-        providers = try UnionID.markingMainAccounts(try await checkAuthData(providers, caller: caller))
+        if !checked { providers = try await checkAuthData(providers, caller: caller) }
+        providers = try UnionID.markingMainAccounts(providers)
         var merged: [String: JSONValue] = [:]
         if let id, case .object(let stored)? = try await storage.fetch("_User", id: id)?.fields["authData"] { merged = stored }
         for (provider, data) in providers {
@@ -147,12 +153,11 @@ extension DataService {
     /// `onAuthData` is trusted too: only the master key, the hook key or the app's own cloud code
     /// can ask for that, and the server does it once it has checked the providers itself.
     public func checkAuthData(_ providers: [String: JSONValue], caller: Caller) async throws -> [String: JSONValue] {
-        guard let hooks = hooks(.onAuthData, "_User", caller) else {
+        let asked = ObjectEvent(className: "_User", object: ["authData": .object(providers)], caller: caller)
+        guard let event = try await runBefore(.onAuthData, asked) else {
             if !caller.isMaster, !caller.skippedHooks.contains(.onAuthData) { try authDataVerification.check(providers) }
             return providers
         }
-        let event = try await hooks.runBefore(
-            .onAuthData, HookEvent(className: "_User", object: ["authData": .object(providers)], caller: caller))
         guard case .object(let checked)? = event.object["authData"] else {
             throw DataAPIError(.incorrectType, "The onAuthData hook must give back an object of providers.")
         }

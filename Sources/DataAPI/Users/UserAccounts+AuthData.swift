@@ -1,4 +1,29 @@
+/// How a signup carrying `authData` ended: its account was linked already and logged in, or
+/// a new user was created.
+public enum AuthDataSignup: Sendable {
+    /// The user the account is linked to, logged in (its REST JSON with `sessionToken`).
+    case loggedIn(JSONValue)
+    /// A new user, created with the account.
+    case signedUp(Written)
+}
+
 extension UserAccounts {
+    /// LeanCloud's signup-or-login with a third-party account (`POST /users` with `authData`):
+    /// the providers are verified once (`onAuthData`, or the built-in checks), then a user
+    /// already linked to one of them is logged in; else, unless `failOnNotExist` (211, nothing
+    /// created), a new user is signed up with them.
+    public func signUpOrLogIn(
+        _ body: [String: JSONValue], authData providers: [String: JSONValue], caller: Caller, failOnNotExist: Bool
+    ) async throws -> AuthDataSignup {
+        let checked = try await data.checkAuthData(providers, caller: caller)
+        if let user = try await logIn(authData: checked, caller: caller) { return .loggedIn(user) }
+        if failOnNotExist { throw DataAPIError(.userNotFound, "Could not find user.") }
+        var body = body
+        body["authData"] = .object(checked)
+        return .signedUp(
+            try await data.creating("_User", body: body, objectId: nil, caller: caller, authDataChecked: true))
+    }
+
     /// LeanCloud's `loginWithAuthData`: the user an `authData` names, logged in; nil when no
     /// user is linked yet (the caller then signs one up, or answers 211 for `failOnNotExist`).
     ///

@@ -79,8 +79,7 @@ public struct UserAccounts: Sendable {
         if let password, !password.isEmpty { body["password"] = .string(password) }
         // The server signs the user up (it sets the verified flag), in the caller's environment,
         // so that environment's beforeSave and afterSave hooks of _User run.
-        let signup = Caller(isMaster: true, environment: caller.environment, hookDepth: caller.hookDepth)
-        let user = try await data.create("_User", body: body, caller: signup)
+        let user = try await data.create("_User", body: body, caller: caller.asServer())
         return (try await withSession(user), true)
     }
 
@@ -108,9 +107,9 @@ public struct UserAccounts: Sendable {
 
     /// The `onLogin` hook, which may refuse the login by throwing.
     func runOnLogin(_ user: StoredObject, caller request: Caller) async throws {
-        let caller = Caller(isMaster: true, environment: request.environment, user: .object(user.restJSON()))
-        guard let hooks = data.hooks, hooks.hasHook(.onLogin, for: "_User", caller: caller) else { return }
-        _ = try await hooks.runBefore(.onLogin, HookEvent(className: "_User", object: user.restJSON(), caller: caller))
+        // The hook's user is the one logging in (LeanEngine's `request.currentUser`).
+        let caller = request.asServer(for: .object(user.restJSON()))
+        _ = try await data.runBefore(.onLogin, ObjectEvent(className: "_User", object: user.restJSON(), caller: caller))
     }
 
     /// The user of a session token, with the token; 211 when no user holds it.

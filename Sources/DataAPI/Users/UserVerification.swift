@@ -199,10 +199,8 @@ public struct UserVerification: Sendable {
     private func markVerified(_ channel: OutgoingMessage.Channel, userId: String, caller: Caller) async throws {
         let field = channel == .sms ? "mobilePhoneVerified" : "emailVerified"
         let user = try await data.update("_User", id: userId, body: [field: true], caller: Caller.master.withoutHooks).object
-        let json = JSONValue.object(user.restJSON())
-        let hookCaller = Caller(isMaster: true, environment: caller.environment, user: json, hookDepth: caller.hookDepth)
-        guard let hooks = data.hooks, hooks.hasHook(.onVerified, for: channel.rawValue, caller: hookCaller) else { return }
-        await hooks.runAfter(.onVerified, HookEvent(className: channel.rawValue, object: user.restJSON(), caller: hookCaller))
+        let hookCaller = caller.asServer(for: .object(user.restJSON()))
+        await data.runAfter(.onVerified, ObjectEvent(className: channel.rawValue, object: user.restJSON(), caller: hookCaller))
     }
 
     private func setPassword(_ password: String, userId: String) async throws {

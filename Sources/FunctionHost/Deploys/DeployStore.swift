@@ -53,8 +53,8 @@ struct DeployStore: Sendable {
     }
 
     /// An environment as stored, or a new one.
-    func environment(_ name: String) async throws -> EnvironmentState {
-        try await records(Self.environments, where: ["name": .string(name)]).first.map(EnvironmentState.init(record:))
+    func environment(_ name: EnvironmentName) async throws -> EnvironmentState {
+        try await records(Self.environments, where: ["name": .string(name.rawValue)]).first.map(EnvironmentState.init(record:))
             ?? EnvironmentState(name: name)
     }
 
@@ -84,7 +84,7 @@ struct DeployStore: Sendable {
 
     /// Runs `body` against production's database, whichever environment the request serves.
     private func onProduction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        try await EnvironmentStorage.$environment.withValue("production") { try await body() }
+        try await EnvironmentStorage.$environment.withValue(.production) { try await body() }
     }
 
     private static func version(_ record: StoredObject) -> CloudCodeVersion? {

@@ -29,7 +29,7 @@ struct FileDownloads: Sendable {
     /// The `_File` object of a key. A URL names no environment: production's objects first, then
     /// staging's (the same database unless staging has its own).
     private func stored(_ key: String) async throws -> StoredObject? {
-        for environment in ["production", "staging"] {
+        for environment in EnvironmentName.allCases {
             let found = try await EnvironmentStorage.$environment.withValue(environment) { try await files.file(key: key) }
             if let found { return found }
         }

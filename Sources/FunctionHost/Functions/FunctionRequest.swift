@@ -22,7 +22,7 @@ public struct FunctionRequest: Sendable {
     /// The environment whose code serves the call: `production`, or `staging` with `X-LC-Prod: 0`.
     /// Its writes run the hooks of `data.caller.environment`: production's for a client's call
     /// when staging shares production's data.
-    public var environment: String
+    public var environment: EnvironmentName
     /// The environment's variables (`functionhost env set`), secrets included: LeanEngine's
     /// `process.env`.
     public var variables: [String: String]

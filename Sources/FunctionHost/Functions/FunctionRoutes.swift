@@ -61,17 +61,19 @@ struct FunctionRoutes: Sendable {
             params = .object(members)
         }
         let environment = context.functionsEnvironment
-        var tags: Logger.Metadata = ["function": .string(name), "environment": .string(environment)]
+        var tags: Logger.Metadata = ["function": .string(name), "environment": .string(environment.rawValue)]
         if let version = live.version { tags["version"] = .stringConvertible(version) }
         let user = entry.options.fetchesUser ? try await currentUser(sessionToken, known: caller.user) : nil
-        // Functions act as their caller (its user's ACL rights, until they ask for `asMaster`),
-        // and their writes run the hooks the caller's own writes would: a client's staging call
-        // on shared data writes under production's hooks.
+        // Functions act as their caller (`Caller.forSwiftCode`; the user the function was given,
+        // which a text/plain body's token may name), and their writes run the hooks the caller's
+        // own writes would: a client's staging call on shared data writes under production's hooks.
+        var dataCaller = caller.forSwiftCode
+        dataCaller.user = user
         let functionRequest = FunctionRequest(
             params: params, sessionToken: sessionToken, currentUser: user, isRPC: rpc,
             remoteAddress: ClientAddress.of(request, context), isMaster: caller.isMaster,
             environment: environment, variables: live.variables, taggedLogger: TaggedLogger(context.logger.recording(into: logs), tags: tags), deadline: .now + entry.options.timeout,
-            data: DataClient(service: data, caller: Caller(isMaster: caller.isMaster, environment: caller.environment, user: user)),
+            data: DataClient(service: data, caller: dataCaller),
             functions: registry)
         let start = ContinuousClock.now
         let result: JSONValue
@@ -79,10 +81,10 @@ struct FunctionRoutes: Sendable {
             result = try await run(entry, functionRequest, name: name)
         } catch {
             metrics.recordFunction(
-                name: name, environment: environment, outcome: Self.outcome(of: error), duration: start.duration(to: .now))
+                name: name, environment: environment.rawValue, outcome: Self.outcome(of: error), duration: start.duration(to: .now))
             throw error
         }
-        metrics.recordFunction(name: name, environment: environment, outcome: "ok", duration: start.duration(to: .now))
+        metrics.recordFunction(name: name, environment: environment.rawValue, outcome: "ok", duration: start.duration(to: .now))
         return JSONResponse(["result": rpc ? result : Self.plain(result)])
     }
 

@@ -53,8 +53,8 @@ struct AuthMiddleware: RouterMiddleware {
         // they can't reach production's data, or for the master key: on shared data a client
         // picking staging would otherwise pick which validation (none, an old one) its writes pass.
         if let production = request.headers[.lcProd], production == "0" || production == "false" {
-            context.functionsEnvironment = "staging"
-            if !stagingSharesData || caller.isMaster { caller.environment = "staging" }
+            context.functionsEnvironment = .staging
+            if !stagingSharesData || caller.isMaster { caller.environment = .staging }
         }
         // The session's user rides with the caller, so hooks fired by this request see it. An
         // unknown token is not refused here: functions with `fetchUser: false` take any token.

@@ -12,7 +12,7 @@ public struct HostRequestContext: RequestContext {
     /// The environment whose functions the request calls (`X-LC-Prod`), set by the auth
     /// middleware. The hooks its writes run are the caller's `environment`, which differs on
     /// shared data: a client's `X-LC-Prod: 0` calls staging's functions under production's hooks.
-    public var functionsEnvironment = "production"
+    public var functionsEnvironment = EnvironmentName.production
     /// The largest body accepted; set from the configuration by the auth middleware.
     public var bodyLimit: Int = 20 * 1024 * 1024
 

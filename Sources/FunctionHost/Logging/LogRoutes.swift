@@ -14,7 +14,7 @@ struct LogRoutes: Sendable {
             }
             let parameters = request.queryParameters
             let environment = parameters["environment"] ?? "production"
-            guard EnvironmentState.names.contains(environment) else {
+            guard EnvironmentName(rawValue: environment) != nil else {
                 throw HostError(status: .badRequest, code: 107, message: "environment must be production or staging, not '\(environment)'.")
             }
             let after = try Self.integer(parameters["after"], name: "after", range: 0...Int.max) ?? 0
