@@ -2,10 +2,9 @@
 /// batch, and later functions and hooks): it checks names and access, parses the client's
 /// changes, and resolves includes and key selections.
 public struct DataService: Sendable {
-    /// The engine that stores objects. Not public: every read and write of an app goes through
-    /// the service's methods, with their access checks and hooks.
-    package let storage: any StorageEngine
-    private let normalizer: ValueNormalizer
+    /// The engines objects are stored in, one per environment. Not public: every read and write
+    /// of an app goes through the service's methods, with their access checks and hooks.
+    package let engines: StorageEngines
     /// The hooks run around every operation; nil runs none. Set by the Hooks module's
     /// dispatcher (`HookDispatcher.hookedService`), never by app code.
     package var hooks: (any WriteHooks)?
@@ -33,15 +32,25 @@ public struct DataService: Sendable {
     /// Class settings read from storage, kept a second (shared by copies of the service).
     let settingsStore = ClassSettingsStore()
 
-    /// Creates a service over a storage engine; `knownClass` answers pointer-target checks.
-    public init(storage: any StorageEngine, knownClass: @escaping @Sendable (String) -> Bool) {
-        self.storage = storage
-        self.normalizer = ValueNormalizer(classExists: knownClass)
+    /// Creates a service over an engine per environment; each answers pointer-target checks
+    /// for its own data.
+    public init(engines: StorageEngines) {
+        self.engines = engines
     }
 
-    /// Creates a service over a storage engine, which answers pointer-target checks itself.
+    /// Creates a service over one storage engine for both environments.
     public init(storage: any StorageEngine) {
-        self.init(storage: storage, knownClass: { storage.isKnownClass($0) })
+        self.init(engines: StorageEngines(storage))
+    }
+
+    /// The engine a caller's data lives in: its environment's.
+    package func storage(for caller: Caller) -> any StorageEngine {
+        engines.engine(for: caller.environment)
+    }
+
+    /// Parses write bodies against the classes of a caller's engine (pointer targets).
+    private func normalizer(for storage: any StorageEngine) -> ValueNormalizer {
+        ValueNormalizer(classExists: { storage.isKnownClass($0) })
     }
 
     /// Creates a service over the embedded SQLite engine.
@@ -72,6 +81,7 @@ public struct DataService: Sendable {
         _ className: String, body: [String: JSONValue], objectId: String?, caller: Caller, authDataChecked: Bool
     ) async throws -> Written {
         try checkWritable(className, id: nil, caller: caller)
+        let storage = storage(for: caller)
         let access = try await access(for: caller)
         try await access.check(.create, on: className)
         try await access.checkWritableFields(body, of: className)
@@ -87,7 +97,7 @@ public struct DataService: Sendable {
                 try await prepareUser(&fields, id: nil, caller: caller, authDataChecked: authDataChecked)
             }
             if className == "_Role" { try await checkNewRole(fields, caller: caller) }
-            var changes = try ObjectChanges(body: fields, normalizer: normalizer)
+            var changes = try ObjectChanges(body: fields, normalizer: normalizer(for: storage))
             changes.objectId = objectId
             let object = try await storage.create(className, changes: changes)
             return (object, event.after(object))
@@ -101,12 +111,13 @@ public struct DataService: Sendable {
         _ className: String, id: String, body: [String: JSONValue], condition: QueryPredicate? = nil, caller: Caller
     ) async throws -> Written {
         try checkWritable(className, id: id, caller: caller)
+        let storage = storage(for: caller)
         let access = try await access(for: caller)
         try await access.check(.update, on: className)
         try await access.checkWritableFields(body, of: className)
         let condition = try await checkObjectAccess(access, className, id: id, condition: condition)
         // Hooks and listeners see the object as it was; with none of them the read is skipped.
-        let original = needsOriginal(.update, className, caller) ? try await existing(className, id: id) : nil
+        let original = needsOriginal(.update, className, caller) ? try await existing(className, id: id, in: storage) : nil
         var object = body
         object["objectId"] = .string(id)
         let event = ObjectEvent(
@@ -115,7 +126,7 @@ public struct DataService: Sendable {
             var fields = hooked ? Self.writable(event.object) : body
             if className == "_User" { try await prepareUser(&fields, id: id, caller: caller) }
             if className == "_Role" { try await checkRoleUpdate(fields, id: id, caller: caller) }
-            let changes = try ObjectChanges(body: fields, normalizer: normalizer)
+            let changes = try ObjectChanges(body: fields, normalizer: normalizer(for: storage))
             let object = try await storage.update(className, id: id, changes: changes, condition: condition)
             let changedKeys = changes.fields.keys.sorted()
             return ((object, changedKeys), event.after(object, updatedKeys: changedKeys))
@@ -126,13 +137,14 @@ public struct DataService: Sendable {
     /// Deletes an object, if it matches `condition`, running `beforeDelete` and `afterDelete`.
     public func delete(_ className: String, id: String, condition: QueryPredicate? = nil, caller: Caller) async throws {
         try checkWritable(className, id: id, caller: caller)
+        let storage = storage(for: caller)
         let access = try await access(for: caller)
         try await access.check(.delete, on: className)
         let condition = try await checkObjectAccess(access, className, id: id, condition: condition)
         guard needsOriginal(.delete, className, caller) else {
             return try await storage.delete(className, id: id, condition: condition)
         }
-        let original = try await existing(className, id: id)
+        let original = try await existing(className, id: id, in: storage)
         let event = ObjectEvent(className: className, object: original.restJSON(), original: original, caller: caller)
         _ = try await aroundHooks(.delete, event) { event, _ in
             try await storage.delete(className, id: id, condition: condition)
@@ -154,6 +166,7 @@ public struct DataService: Sendable {
     ) async throws -> StoredObject? {
         try checkClassName(className)
         try await checkIncludes(include, of: className)
+        let storage = storage(for: caller)
         let access = try await access(for: caller)
         try await access.check(.get, on: className)
         // An object the caller may not read is answered as one that doesn't exist.
@@ -170,6 +183,7 @@ public struct DataService: Sendable {
         objects: [StoredObject], count: Int?
     ) {
         try checkClassName(query.className)
+        let storage = storage(for: caller)
         let access = try await access(for: caller)
         // Every class, field and subquery of the query is checked, and rows the caller can't
         // read are filtered in the query itself (subqueries included), so pages and counts agree.
@@ -192,6 +206,7 @@ public struct DataService: Sendable {
     /// - Parameter asUser: the user whose view it is when that isn't the caller's (a signup
     ///   answers the new user its own private fields).
     public func answering(_ object: StoredObject, caller: Caller, asUser: String? = nil) async throws -> StoredObject? {
+        let storage = storage(for: caller)
         let access = try await access(for: caller)
         guard access.canRead(object) || (asUser != nil && asUser == object.objectId) else { return nil }
         let viewed = access.isMaster ? object : try await access.view(object, asUser: asUser ?? caller.userId)
@@ -249,6 +264,7 @@ public struct DataService: Sendable {
         guard (1...ObjectQuery.maxLimit).contains(limit) else {
             throw DataAPIError(.invalidQuery, "limit must be an integer from 1 to \(ObjectQuery.maxLimit).")
         }
+        let storage = storage(for: caller)
         guard try await storage.classExists(className) else { throw Self.classNotFound }
         let objects = try await storage.scan(className, predicate: predicate, after: cursor, limit: limit)
         return (objects, objects.count == limit ? objects.last?.objectId : nil)
@@ -262,7 +278,7 @@ public struct DataService: Sendable {
     }
 
     /// The stored object a hook needs to see; 101 when it doesn't exist, as the write would.
-    private func existing(_ className: String, id: String) async throws -> StoredObject {
+    private func existing(_ className: String, id: String, in storage: any StorageEngine) async throws -> StoredObject {
         guard let object = try await storage.fetch(className, id: id) else {
             throw DataAPIError(.objectNotFound, "Object not found.")
         }

@@ -30,7 +30,7 @@ struct IncludeResolver: Sendable {
                 // Internal classes are never allowed a client (`allows`).
                 guard Names.isValidClassName(className), try await access.allows(.get, on: className) else { continue }
                 var fetched: [StoredObject] = []
-                for object in try await access.service.storage.fetch(className, ids: Array(ids)) where access.canRead(object) {
+                for object in try await access.storage.fetch(className, ids: Array(ids)) where access.canRead(object) {
                     // The view first: a hidden field's Pointer is not followed.
                     fetched.append(try await access.view(object))
                 }

@@ -53,7 +53,11 @@ public enum FunctionHostServer {
     static func makeServices(configuration: HostConfiguration, databases: Databases, logger: Logger) async throws -> Services {
         let metrics = HostMetrics()
         // Every route and data API uses the hooked service: no write path can miss a hook.
-        var plain = DataService(storage: MeasuredStorage(databases.storage, metrics: metrics))
+        let engines = databases.engines
+        var plain = DataService(
+            engines: StorageEngines(
+                production: MeasuredStorage(engines.production, metrics: metrics),
+                staging: MeasuredStorage(engines.staging, metrics: metrics)))
         plain.openUserQueries = configuration.openUserQueries
         plain.defaultACLs = configuration.defaultACLs
         plain.fieldDefaults = configuration.fieldDefaults

@@ -154,14 +154,4 @@ struct DataServiceTests {
         let post = try await service.create("Post", body: ["author": author.pointer], caller: user)
         #expect(post.fields["author"] == author.pointer)
     }
-
-    @Test("A service over any engine uses the given class check")
-    func customKnownClass() async throws {
-        let custom = DataService(storage: storage, knownClass: { $0 == "Anything" })
-        let post = try await custom.create("Post", body: ["p": pointer("Anything", "1")], caller: user)
-        #expect(post.fields["p"] == pointer("Anything", "1"))
-        await expectDataAPIErrorAsync(106) {
-            _ = try await custom.create("Post", body: ["p": pointer("Post", post.objectId)], caller: user)
-        }
-    }
 }

@@ -103,7 +103,7 @@ final class Counter: Sendable {
         }
         _ = try await db.service.create("Todo", body: ["title": "ok"], caller: client)
         #expect(try await db.count("Todo") == 1)
-        #expect(try await db.service.storage.classExists("Note") == false, "nothing at all was written")
+        #expect(try await db.service.engines.production.classExists("Note") == false, "nothing at all was written")
     }
 
     @Test func afterHookFailureKeepsTheWriteAndIsReported() async throws {
@@ -189,7 +189,7 @@ final class Counter: Sendable {
             #expect(error.message.contains("nested more than 4"), "\(error)")
         }
         #expect(calls.count == 4)
-        #expect(try await db.service.storage.classExists("Ping") == false, "every write of the chain was rejected")
+        #expect(try await db.service.engines.production.classExists("Ping") == false, "every write of the chain was rejected")
     }
 
     @Test func findHooksChangeTheQueryAndTheResults() async throws {
@@ -227,7 +227,7 @@ final class Counter: Sendable {
         } catch let error as HookError {
             #expect(error.code == 141 && error.reason == .timedOut && error.hook == .beforeSave, "\(error)")
         }
-        #expect(try await db.service.storage.classExists("Todo") == false)
+        #expect(try await db.service.engines.production.classExists("Todo") == false)
     }
 
     @Test func environmentsHaveTheirOwnHooksAndCallersCanSkipThem() async throws {

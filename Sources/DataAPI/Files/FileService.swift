@@ -106,16 +106,18 @@ public struct FileService: Sendable {
 
     /// The `_File` object with this id, as the caller may see it; nil when there is none.
     public func file(id: String, caller: Caller) async throws -> StoredObject? {
-        guard try await data.storage.classExists("_File") else { return nil }
+        guard try await data.storage(for: caller).classExists("_File") else { return nil }
         return try await data.fetch("_File", id: id, caller: caller)
     }
 
-    /// The `_File` object of stored content, for serving it (its URL is the credential).
-    public func file(key: String) async throws -> StoredObject? {
-        guard try await data.storage.classExists("_File") else { return nil }
+    /// The `_File` object of stored content in an environment's data, for serving it (its URL
+    /// is the credential).
+    public func file(key: String, in environment: EnvironmentName) async throws -> StoredObject? {
+        let storage = data.engines.engine(for: environment)
+        guard try await storage.classExists("_File") else { return nil }
         var query = ObjectQuery(className: "_File", limit: 1)
         query.predicate = try QueryPredicate(where: ["key": .string(key)])
-        return try await data.storage.find(query).first
+        return try await storage.find(query).first
     }
 
     /// Deletes a file: its `_File` object, then its bytes, with `beforeDeleteFile` and
@@ -196,8 +198,7 @@ public struct FileService: Sendable {
     func isFreeKey(_ key: String) async throws -> Bool {
         guard LocalFileStore.isValidKey(key), try content.content(forKey: key) == nil else { return false }
         for environment in EnvironmentName.allCases {
-            let taken = try await EnvironmentStorage.$environment.withValue(environment) { try await file(key: key) }
-            if taken != nil { return false }
+            if try await file(key: key, in: environment) != nil { return false }
         }
         return true
     }

@@ -46,14 +46,14 @@ extension DataService {
             // storage directly) and the server's own re-hash (`storePasswordHash`) store hashes.
             body["password"] = .string(PasswordHasher.hash(text))
         }
-        try await checkUnique(body, except: id)
+        try await checkUnique(body, except: id, in: storage(for: caller))
     }
 
     /// Stores a hash this host made as a user's password, as it is: the one write of a hash that
     /// doesn't come from `import` (a login re-hashing an imported or older hash). Straight to
     /// storage, since every write through `update` hashes its password.
-    func storePasswordHash(_ hash: String, userId: String) async throws {
-        _ = try await storage.update(
+    func storePasswordHash(_ hash: String, userId: String, in environment: EnvironmentName) async throws {
+        _ = try await engines.engine(for: environment).update(
             "_User", id: userId, changes: ObjectChanges(fields: ["password": .set(.string(hash))]), condition: nil)
     }
 
@@ -64,7 +64,7 @@ extension DataService {
         return String((0..<25).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] })
     }
 
-    private func checkUnique(_ body: [String: JSONValue], except id: String?) async throws {
+    private func checkUnique(_ body: [String: JSONValue], except id: String?, in storage: any StorageEngine) async throws {
         let rules: [(String, DataAPIError.Code, String)] = [
             ("username", .usernameTaken, "Username has already been taken."),
             ("email", .emailTaken, "Email has already been taken."),
@@ -115,6 +115,7 @@ extension DataService {
         }
         if !checked { providers = try await checkAuthData(providers, caller: caller) }
         providers = try UnionID.markingMainAccounts(providers)
+        let storage = storage(for: caller)
         var merged: [String: JSONValue] = [:]
         if let id, case .object(let stored)? = try await storage.fetch("_User", id: id)?.fields["authData"] { merged = stored }
         for (provider, data) in providers {
@@ -170,7 +171,7 @@ extension DataService {
         let pairs = [("email", "emailVerified"), ("mobilePhoneNumber", "mobilePhoneVerified")]
         guard pairs.contains(where: { body[$0.0]?.stringValue?.isEmpty == false }) else { return }
         var stored: StoredObject?
-        if let id { stored = try await storage.fetch("_User", id: id) }
+        if let id { stored = try await storage(for: caller).fetch("_User", id: id) }
         for (field, flag) in pairs {
             guard let value = body[field], value.stringValue?.isEmpty == false, stored?.fields[field] != value else { continue }
             if caller.isMaster, body[flag] != nil { continue }

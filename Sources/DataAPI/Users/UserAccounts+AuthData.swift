@@ -35,11 +35,11 @@ extension UserAccounts {
     public func logIn(authData: [String: JSONValue], caller: Caller = .master) async throws -> JSONValue? {
         for (provider, entry) in authData.sorted(by: { $0.key < $1.key }) {
             guard let (key, uid) = DataService.authDataIdentity(entry) else { continue }
-            let holder = try await data.user(where: "authData.\(provider).\(key)", equals: uid)
+            let holder = try await data.user(where: "authData.\(provider).\(key)", equals: uid, in: caller.environment)
             let union = try UnionID(entry: entry)
             // The main account comes first, so a developer's new app reaches it even where an
             // older account of that app holds the same openid (LeanCloud's migration story).
-            if let union, let main = try await data.user(where: "authData.\(union.key).uid", equals: union.id) {
+            if let union, let main = try await data.user(where: "authData.\(union.key).uid", equals: union.id, in: caller.environment) {
                 let joins = holder == nil && main.fields["authData"]?[provider] == nil
                 return try await logIn(main, linking: joins ? [provider: entry] : [:], caller: caller)
             }
@@ -55,8 +55,8 @@ extension UserAccounts {
     /// the main-account marker added and taken ids refused by `DataService.prepareUser`).
     private func logIn(_ user: StoredObject, linking providers: [String: JSONValue], caller: Caller) async throws -> JSONValue {
         try checkNotLocked(user)
-        let user = providers.isEmpty ? user : try await write(user.objectId, ["authData": .object(providers)])
+        let user = providers.isEmpty ? user : try await write(user.objectId, ["authData": .object(providers)], caller: caller)
         try await runOnLogin(user, caller: caller)
-        return try await withSession(user)
+        return try await withSession(user, caller: caller)
     }
 }

@@ -5,6 +5,10 @@ public import Foundation
 /// password reset). Messages go through a `MessageSender`; codes through `VerificationCodes`.
 /// A verification that makes `mobilePhoneVerified` or `emailVerified` true fires
 /// `onVerified('sms')` or `onVerified('email')` once the user is written.
+///
+/// Codes, links and the users they reach are production's: a staging with a database of its
+/// own (`--staging-data-dir`) sends no messages to its test users, which keeps a trial of new
+/// code from texting real people.
 public struct UserVerification: Sendable {
     /// How codes and links behave.
     public struct Settings: Sendable {
@@ -61,7 +65,7 @@ public struct UserVerification: Sendable {
     /// Sends a code that verifies a user's phone number; nothing is sent to a number already
     /// verified. 213 when no user has the number.
     public func requestMobilePhoneVerify(_ phone: String) async throws {
-        let user = try await data.user(withPhone: phone)
+        let user = try await data.user(withPhone: phone, in: .production)
         if user.fields["mobilePhoneVerified"] == true { return }
         try await sendCode(.verifyPhone, to: phone, userId: user.objectId, doing: "verify your phone number")
     }
@@ -76,7 +80,7 @@ public struct UserVerification: Sendable {
 
     /// Sends a code that resets the password of the user with this phone number (213 if none).
     public func requestPasswordResetBySmsCode(_ phone: String) async throws {
-        let user = try await data.user(withPhone: phone)
+        let user = try await data.user(withPhone: phone, in: .production)
         try await sendCode(.resetPasswordBySms, to: phone, userId: user.objectId, doing: "reset your password")
     }
 
@@ -94,7 +98,7 @@ public struct UserVerification: Sendable {
 
     /// Sends a code the user with this phone number logs in with (`login` with `smsCode`).
     public func requestLoginSmsCode(_ phone: String) async throws {
-        let user = try await data.user(withPhone: phone)
+        let user = try await data.user(withPhone: phone, in: .production)
         try await sendCode(.login, to: phone, userId: user.objectId, doing: "log in")
     }
 
@@ -119,7 +123,7 @@ public struct UserVerification: Sendable {
             throw DataAPIError(.userNeedsSession, "Changing the phone number needs the user's session.")
         }
         try Self.checkPhone(phone)
-        if let holder = try await data.user(where: "mobilePhoneNumber", equals: phone), holder.objectId != userId {
+        if let holder = try await data.user(where: "mobilePhoneNumber", equals: phone, in: .production), holder.objectId != userId {
             throw DataAPIError(.mobilePhoneTaken, "Mobile phone number has already been taken.")
         }
         try await sendCode(
@@ -152,7 +156,7 @@ public struct UserVerification: Sendable {
         let redemption = try await codes.redeem(.verifyEmail, code: token)
         guard let id = redemption.userId else { throw VerificationCodes.invalid }
         // The link verifies the address it was sent to, not one the user has changed to since.
-        guard let user = try await data.storage.fetch("_User", id: id),
+        guard let user = try await data.engines.production.fetch("_User", id: id),
             user.fields["email"]?.stringValue == redemption.target
         else { throw VerificationCodes.invalid }
         try await markVerified(.email, userId: id, caller: caller)
@@ -247,7 +251,7 @@ public struct UserVerification: Sendable {
 
     private func user(withEmail email: String) async throws -> StoredObject {
         try Self.checkEmail(email)
-        guard let user = try await data.user(where: "email", equals: email) else {
+        guard let user = try await data.user(where: "email", equals: email, in: .production) else {
             throw DataAPIError(.emailNotFound, "Could not find a user with this email address.")
         }
         return user

@@ -30,7 +30,7 @@ struct FileDownloads: Sendable {
     /// staging's (the same database unless staging has its own).
     private func stored(_ key: String) async throws -> StoredObject? {
         for environment in EnvironmentName.allCases {
-            let found = try await EnvironmentStorage.$environment.withValue(environment) { try await files.file(key: key) }
+            let found = try await files.file(key: key, in: environment)
             if let found { return found }
         }
         return nil

@@ -57,7 +57,7 @@ public struct FunctionRequest: Sendable {
         request.params = params
         if let sessionToken, !sessionToken.isEmpty {
             // The token is the calling code's choice (server code), never a client's.
-            guard let user = try await data.service.userJSON(forSessionToken: sessionToken) else {
+            guard let user = try await data.service.userJSON(forSessionToken: sessionToken, in: data.caller.environment) else {
                 throw DataAPIError(.userNotFound, "Could not find user.")
             }
             var caller = data.caller

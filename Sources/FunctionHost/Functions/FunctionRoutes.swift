@@ -63,7 +63,7 @@ struct FunctionRoutes: Sendable {
         let environment = context.functionsEnvironment
         var tags: Logger.Metadata = ["function": .string(name), "environment": .string(environment.rawValue)]
         if let version = live.version { tags["version"] = .stringConvertible(version) }
-        let user = entry.options.fetchesUser ? try await currentUser(sessionToken, known: caller.user) : nil
+        let user = entry.options.fetchesUser ? try await currentUser(sessionToken, caller: caller) : nil
         // Functions act as their caller (`Caller.forSwiftCode`; the user the function was given,
         // which a text/plain body's token may name), and their writes run the hooks the caller's
         // own writes would: a client's staging call on shared data writes under production's hooks.
@@ -90,11 +90,11 @@ struct FunctionRoutes: Sendable {
 
     /// The user of a session token, without its secrets; an unknown token is refused, as
     /// LeanEngine refuses it before the function runs.
-    private func currentUser(_ sessionToken: String?, known: JSONValue?) async throws -> JSONValue? {
+    private func currentUser(_ sessionToken: String?, caller: Caller) async throws -> JSONValue? {
         guard let sessionToken else { return nil }
         // The middleware already found the header's user; a token from a text/plain body is new.
-        if let known, known["sessionToken"]?.stringValue == sessionToken { return known }
-        guard let user = try await data.userJSON(forSessionToken: sessionToken) else {
+        if let known = caller.user, known["sessionToken"]?.stringValue == sessionToken { return known }
+        guard let user = try await data.userJSON(forSessionToken: sessionToken, in: caller.environment) else {
             throw HostError(status: .unauthorized, code: 211, message: "Could not find user.")
         }
         return user

@@ -29,12 +29,10 @@ struct ScriptHost: SandboxHost {
         }
         switch operation {
         case _ where operation.hasPrefix("data."):
-            // The sandbox's own task doesn't carry the request's environment: it is set again here.
+            // The call's caller carries the request's environment, and with it its database.
             let caller = try await callerOfCall(arguments)
             do {
-                return try await EnvironmentStorage.$environment.withValue(caller.environment) {
-                    try await ScriptDataOperations(service: service).perform(operation, arguments: arguments, caller: caller)
-                }
+                return try await ScriptDataOperations(service: service).perform(operation, arguments: arguments, caller: caller)
             } catch let error as HostCallError {
                 throw error
             } catch {
@@ -96,7 +94,7 @@ struct ScriptHost: SandboxHost {
     private func user(_ sessionToken: String) async throws(HostCallError) -> JSONValue {
         let user: JSONValue?
         do {
-            user = try await service.userJSON(forSessionToken: sessionToken)
+            user = try await service.userJSON(forSessionToken: sessionToken, in: caller.environment)
         } catch {
             throw HostCallError(code: 1, message: String(describing: error))
         }

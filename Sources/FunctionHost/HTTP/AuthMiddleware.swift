@@ -59,14 +59,12 @@ struct AuthMiddleware: RouterMiddleware {
         // The session's user rides with the caller, so hooks fired by this request see it. An
         // unknown token is not refused here: functions with `fetchUser: false` take any token.
         if let token = request.headers.sessionToken {
-            caller.user = try await data.userJSON(forSessionToken: token)
+            caller.user = try await data.userJSON(forSessionToken: token, in: caller.environment)
         }
+        // Built once, here: everything this request reads or writes acts as this caller, and
+        // reaches its environment's database (the same one, unless staging has its own).
         context.caller = caller
-        // Everything this request reads or writes goes to its environment's database (the same
-        // one, unless staging has its own).
-        return try await EnvironmentStorage.$environment.withValue(caller.environment) {
-            try await next(request, context)
-        }
+        return try await next(request, context)
     }
 
     /// `/1.1/functions/{Class}/{hook}`: exactly the paths `HookRoutes` serves.
