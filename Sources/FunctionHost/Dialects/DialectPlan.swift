@@ -95,7 +95,13 @@ struct DialectPlan: Sendable {
             return to("logout", .success, method: .post, body: [:])
         case (.post, "updatePassword", 1):
             return native()
-        case (.post, "loginByMobilePhone", 1), (.post, "usersByMobilePhone", 1):
+        case (.post, "loginByMobilePhone", 1):
+            // The code of `requestLoginSmsCode` is a login code: LeanCloud's login by phone and code.
+            let fields = DialectBody.leanCloudPhone(body)
+            return to(
+                "login", .user,
+                body: ["mobilePhoneNumber": fields["mobilePhoneNumber"] ?? "", "smsCode": fields["smsCode"] ?? ""])
+        case (.post, "usersByMobilePhone", 1):
             return to("usersByMobilePhone", .user, body: .object(DialectBody.leanCloudPhone(body)))
         case (.post, "requestPasswordReset", 1), (.post, "requestEmailVerify", 1), (.post, "requestLoginSmsCode", 1),
             (.post, "requestMobilePhoneVerify", 1), (.post, "requestPasswordResetBySmsCode", 1),
