@@ -1,4 +1,5 @@
 import DataAPI
+import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -70,7 +71,14 @@ struct DialectResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context
         let body: RequestBody
         switch plan.body {
         case .unchanged:
-            body = request.body
+            guard let upload = try await base64Upload(request) else {
+                body = request.body
+                break
+            }
+            headers[.contentType] = upload.type
+            headers[.contentLength] = String(upload.bytes.readableBytes)
+            headers[.transferEncoding] = nil
+            body = RequestBody(buffer: upload.bytes)
         case .json(let json):
             let bytes = ByteBuffer(bytes: json.jsonBytes)
             headers[.contentType] = "application/json"
@@ -84,6 +92,26 @@ struct DialectResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context
         if case .unchanged = plan.body {} else { headers[.transferEncoding] = nil }
         head.headerFields = headers
         return Request(head: head, body: body)
+    }
+
+    /// A file sent as JSON `{"base64": …}`, as the MaxLeap JS SDK (with its transport fields and
+    /// no JSON content type) and the LAS Python SDK (`_ContentType`, `mime_type`) send files: its
+    /// bytes and type. Nil for raw bytes, which stream on. A body that only looks like it (no
+    /// `base64` string) is uploaded as it came.
+    private func base64Upload(_ request: Request) async throws -> (bytes: ByteBuffer, type: String?)? {
+        let type = request.headers[.contentType]
+        guard type == nil || type!.hasPrefix("application/json") || type!.hasPrefix("text/plain") else { return nil }
+        var request = request
+        let buffer = try await request.collectBody(upTo: bodyLimits.largest)
+        guard buffer.readableBytes > 0, buffer.readableBytesView.first == UInt8(ascii: "{"),
+            case .object(let members)? = try? JSONValue(parsing: buffer.readableBytesView),
+            let text = members["base64"]?.stringValue
+        else { return (buffer, type) }
+        guard let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters) else {
+            throw DataAPIError(.badParameters, "The file's base64 is not valid.")
+        }
+        let declared = (members["_ContentType"] ?? members["mime_type"])?.stringValue
+        return (ByteBuffer(bytes: data), declared)
     }
 
     /// The router's answer in the dialect's shape; answers that aren't JSON (file bytes) pass.
