@@ -85,6 +85,9 @@ import Testing
             // A client's body doesn't make a function call master's.
             #expect(try await api.post(dialect.path("functions/master"), headers: dialect.client, ["_MasterKey": "master"]).json == false)
             #expect(try await api.post(dialect.path("functions/master"), headers: dialect.master, [:]).json == true)
+            // las-maxleap-dialects.md §14: LeanCloud-only endpoints are not applied to dialect paths.
+            expectDialectError(try await api.post(dialect.path("batch/save"), headers: dialect.client, ["requests": []]), code: 404)
+            expectDialectError(try await api.post(dialect.path("fileTokens"), headers: dialect.client, ["name": "a.txt"]), code: 404)
             // Jobs: the host has none yet.
             expectDialectError(try await api.post(dialect.path("jobs/nightly"), headers: dialect.client, [:]), code: 404, status: .notFound)
         }

@@ -119,6 +119,30 @@ import Testing
         }
     }
 
+    // DOC:api.json: POST /requestMobilePhoneVerify {"mobilePhone"}, PUT /verifyMobilePhone {"mobilePhone","smsCode"};
+    // JS:lib/user.js:869-873,919-922: POST /2.0/requestMobilePhoneVerify {"mobilePhoneNumber"}, POST /2.0/verifyMobilePhone/<code>.
+    @Test(arguments: DialectCase.families)
+    func phoneVerificationInBothForms(dialect: DialectCase) async throws {
+        try await VerificationTests.run { api in
+            for (index, swagger) in [true, false].enumerated() {
+                let phone = "+861380000001\(index)"
+                let signup = try await api.post(
+                    dialect.path("users"), headers: dialect.client, ["username": .string("u\(index)"), "password": "pw", "mobilePhone": .string(phone)])
+                let id = try #require(signup.objectId, "\(signup)")
+                let field = swagger ? "mobilePhone" : "mobilePhoneNumber"
+                let asked = try await api.post(dialect.path("requestMobilePhoneVerify"), headers: dialect.client, [field: .string(phone)])
+                #expect(asked.json == ["success": true], "\(asked)")
+                let code = try await VerificationTests.lastCode(api, to: phone)
+                let done =
+                    swagger
+                    ? try await api.put(dialect.path("verifyMobilePhone"), headers: dialect.client, ["mobilePhone": .string(phone), "smsCode": .string(code)])
+                    : try await api.post(dialect.path("verifyMobilePhone/\(code)"), headers: dialect.client, [:])
+                #expect(done.json == ["success": true], "\(done)")
+                #expect(try await VerificationTests.user(api, id)["mobilePhoneVerified"] == true)
+            }
+        }
+    }
+
     // JS:lib/user.js:283-294: POST /2.0/users {"authData":{"anonymous":{"id":"<uuid>"}}} → sessionToken, authData, objectId.
     // JS:lib/user.js:112-178: third-party logins through the same endpoint; an unverifiable provider is refused as on LeanCloud (251).
     @Test(arguments: DialectCase.families)
