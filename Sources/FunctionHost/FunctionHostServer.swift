@@ -29,7 +29,10 @@ public enum FunctionHostServer {
         configuration: HostConfiguration, databases: Databases, logger: Logger
     ) async throws -> some ApplicationProtocol {
         let services = try await makeServices(configuration: configuration, databases: databases, logger: logger)
-        let router = makeRouter(configuration: configuration, services: services)
+        // The LAS and MaxLeap dialects are served at the edge, around the router.
+        let router = DialectRouter(
+            router: makeRouter(configuration: configuration, services: services),
+            bodyLimits: BodyLimits(largest: configuration.maxBodySize))
         var lifetimes: [any Service] = [
             databases.lifetime,
             DeployWatch(deployer: services.deployer, interval: configuration.deployCheckInterval, logger: logger),
@@ -181,6 +184,10 @@ public enum FunctionHostServer {
         endpoint.files = services.files
         endpoint.gate = services.gate
         endpoint.ownersMayDeleteFiles = configuration.ownersMayDeleteFiles
+        DialectRoutes(
+            endpoint: endpoint, accounts: accounts, files: services.files,
+            ownersMayDeleteFiles: configuration.ownersMayDeleteFiles
+        ).register(on: router)
         for prefix in ["1", "1.1"] {
             let group = router.group(RouterPath(prefix))
             ObjectRoutes(endpoint: endpoint).register(on: group, prefix: prefix)

@@ -45,7 +45,7 @@ struct AuthMiddleware: RouterMiddleware {
                 credentials = Authenticator.credentials(fromBody: body)
             }
         }
-        guard var caller = authenticator.caller(for: credentials) else {
+        guard var caller = authenticator.caller(for: credentials, inDialect: context.dialect != nil) else {
             throw HostError.unauthorized
         }
         caller.presentedHookKey = authenticator.isHookKey(credentials.hookKey)

@@ -13,6 +13,9 @@ public struct HostRequestContext: RequestContext {
     /// middleware. The hooks its writes run are the caller's `environment`, which differs on
     /// shared data: a client's `X-LC-Prod: 0` calls staging's functions under production's hooks.
     public var functionsEnvironment = EnvironmentName.production
+    /// The REST dialect the request speaks (LAS, MaxLeap), decided once by `DialectResponder`;
+    /// nil for LeanCloud's. It lets a dialect's sign form through authentication.
+    public var dialect: Dialect?
     /// The largest body accepted; set from the configuration by the auth middleware.
     public var bodyLimit: Int = 20 * 1024 * 1024
 
