@@ -45,15 +45,22 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // JSONValue: the value every module passes around, with its parser and writer. Depends on
+        // nothing, so the sandbox can speak JSON without linking the data layer.
+        .target(
+            name: "JSON",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Sandbox",
-            dependencies: ["CJavaScriptCore", "DataAPI"],
+            dependencies: ["CJavaScriptCore", "JSON"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "DataAPI",
             dependencies: [
                 "CZlib",
+                "JSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
@@ -71,6 +78,7 @@ let package = Package(
             name: "Hooks",
             dependencies: [
                 "DataAPI",
+                "JSON",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -79,6 +87,7 @@ let package = Package(
             name: "FunctionHost",
             dependencies: [
                 "DataAPI",
+                "JSON",
                 "Hooks",
                 "Sandbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -106,6 +115,7 @@ let package = Package(
             dependencies: [
                 "FunctionHost",
                 "Functions",
+                "JSON",
                 "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The deploy, versions, invoke and env client subcommands talk to a running server.
@@ -123,18 +133,23 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "JSONTests",
+            dependencies: ["JSON"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SandboxTests",
-            dependencies: ["Sandbox"],
+            dependencies: ["JSON", "Sandbox"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HooksTests",
-            dependencies: ["Hooks"],
+            dependencies: ["Hooks", "JSON"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "DataAPITests",
-            dependencies: ["DataAPI"],
+            dependencies: ["DataAPI", "JSON"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -142,6 +157,7 @@ let package = Package(
             dependencies: [
                 "FunctionHost",
                 "Functions",
+                "JSON",
                 "Sandbox",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 // Streams the 200 MB upload of the files memory test (already built for the server).

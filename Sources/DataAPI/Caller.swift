@@ -1,3 +1,5 @@
+public import JSON
+
 /// Who is asking, and on whose behalf: what the data layer and the hooks around it need to know.
 public struct Caller: Sendable, Hashable {
     /// Whether the request carries the master key, which bypasses class restrictions.

@@ -1,3 +1,5 @@
+public import JSON
+
 /// What went wrong in the data layer, with the LeanCloud error code the client will see.
 ///
 /// The code is LeanCloud's number (101, 111, 137, ...); the server maps codes to HTTP statuses in
@@ -80,4 +82,23 @@ public struct DataAPIError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// 305 as LeanCloud words it: a conditional update or delete whose `where` matched nothing.
     public static let noEffect = DataAPIError(.conditionNotMatched, "No effect on updating/deleting a document.")
+}
+
+extension DataAPIError {
+    /// 107 with the parser's own words: how malformed JSON text reaches a client.
+    public init(_ error: JSONSyntaxError) {
+        self.init(.malformedJSON, error.message)
+    }
+}
+
+extension JSONValue {
+    /// Parses JSON text the data layer reads back (stored documents, settings): a failure is
+    /// the data layer's 107, like every other error it throws.
+    static func parsed(_ bytes: some Collection<UInt8>) throws(DataAPIError) -> JSONValue {
+        do {
+            return try JSONValue(parsing: bytes)
+        } catch {
+            throw DataAPIError(error)
+        }
+    }
 }

@@ -1,4 +1,5 @@
 public import DataAPI
+import JSON
 public import Logging
 import Synchronization
 

@@ -1,4 +1,5 @@
 public import DataAPI
+public import JSON
 public import Logging
 
 /// What a hook handler receives, and (for before-hooks) changes.

@@ -2,6 +2,7 @@ import ArgumentParser
 import DataAPI
 import Foundation
 import FunctionHost
+import JSON
 
 /// The options of `serve` about users: verification messages, default ACLs, third-party logins.
 struct UserOptions: ParsableArguments {

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Testing
 
 @testable import DataAPI
@@ -116,7 +117,7 @@ import Testing
                 _ = try ExportDecoder().decode(try JSONValue(parsing: Array(text.utf8)), className: className, line: Array(text.utf8))
                 return nil
             } catch {
-                return error
+                return error as? DataAPIError
             }
         }
         #expect(refusal("[1,2]")?.code == .malformedJSON)

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Files: their bytes in a content store, their description in `_File` objects, and the file
 /// hooks around both. The bytes are safe on disk before the `_File` object is written; an

@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+import JSON
 
 /// LeanCloud's token upload: `POST /fileTokens` promises an id, a key and an upload URL; the
 /// client PUTs the bytes there (no app keys: the token is the credential, as with a presigned

@@ -1,3 +1,5 @@
+public import JSON
+
 /// What the data service asks of the hooks around its operations. The Hooks module implements
 /// it; `DataService` calls it on every path, so a hook can't be bypassed by accident.
 public protocol WriteHooks: Sendable {

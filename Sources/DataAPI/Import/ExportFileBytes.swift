@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Moves the bytes of exported files into this host's file store.
 ///

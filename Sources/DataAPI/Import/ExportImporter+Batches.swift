@@ -1,3 +1,5 @@
+import JSON
+
 extension ExportImporter {
     /// Objects (or Relation members) read and not written yet, with where each came from.
     struct Batch {

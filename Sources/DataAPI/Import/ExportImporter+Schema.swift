@@ -1,3 +1,5 @@
+public import JSON
+
 extension ExportImporter {
     /// The keys of LeanCloud's field descriptors that are access settings here; the others
     /// (`type`, `default`, `comment`, ...) are not.

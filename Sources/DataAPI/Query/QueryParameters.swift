@@ -1,3 +1,5 @@
+import JSON
+
 /// A query's REST parameters as the JSON a find hook sees and returns (`{"where": {...},
 /// "limit": 10, "order": "-score"}`), and back as the text the query parser reads.
 enum QueryParameters {

@@ -1,4 +1,5 @@
 public import Foundation
+public import JSON
 
 /// What makes a third-party account (`authData.<provider>`) worth trusting before it signs up,
 /// logs in or is linked. An openid or uid is no secret (apps show it, logs keep it), so a

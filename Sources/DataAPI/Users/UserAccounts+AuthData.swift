@@ -1,3 +1,5 @@
+public import JSON
+
 extension UserAccounts {
     /// LeanCloud's `loginWithAuthData`: the user an `authData` names, logged in; nil when no
     /// user is linked yet (the caller then signs one up, or answers 211 for `failOnNotExist`).

@@ -1,4 +1,5 @@
 public import Foundation
+import JSON
 
 /// LeanCloud's verification flows: codes sent by SMS (phone verification, password reset,
 /// login, plain SMS codes, changing the number) and links sent by email (address verification,

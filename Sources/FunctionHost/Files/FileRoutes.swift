@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import Hummingbird
+import JSON
 import NIOCore
 
 /// The file API: `POST /files/{name}` (the bytes as the body, or an external `url` as JSON),

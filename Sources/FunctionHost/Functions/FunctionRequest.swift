@@ -2,6 +2,7 @@ public import DataAPI
 import Hooks
 import Foundation
 import HTTPTypes
+public import JSON
 public import Logging
 
 /// What a cloud function receives: its parameters, who called it and how, and the data API.

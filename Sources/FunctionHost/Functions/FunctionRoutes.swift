@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import Hooks
 import Hummingbird
+import JSON
 import Logging
 
 /// `/functions/{name}` (callFunction: plain JSON) and `/call/{name}` (rpc: typed values kept),

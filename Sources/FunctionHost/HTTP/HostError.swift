@@ -38,6 +38,8 @@ public struct HostError: Error, Sendable {
             self.init(status: HTTPResponse.Status(code: error.status), code: error.code, message: error.message)
         case let error as DataAPIError:
             self.init(status: Self.status(for: error.code), code: error.code.rawValue, message: error.message)
+        case let error as JSONSyntaxError:
+            self.init(mapping: DataAPIError(error))
         case let error as any HTTPResponseError:
             let status = error.status
             let message: String

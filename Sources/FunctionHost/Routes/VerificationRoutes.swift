@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 
 /// LeanCloud's verification API: codes by SMS (`requestMobilePhoneVerify`,
 /// `verifyMobilePhone/{code}`, `requestPasswordResetBySmsCode`, `resetPasswordBySmsCode/{code}`,
