@@ -51,6 +51,14 @@ let package = Package(
             name: "JSON",
             swiftSettings: swiftSettings
         ),
+        // What running a user's call needs, whichever module runs it (Hooks for hooks, FunctionHost
+        // for functions): one watch that cancels calls past their deadline, and loggers tagged per
+        // call.
+        .target(
+            name: "CallSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Sandbox",
             dependencies: ["CJavaScriptCore", "JSON"],
@@ -72,11 +80,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Hook kinds, registry and dispatch around DataAPI's operations; knows nothing of
-        // JavaScript or HTTP.
+        // Hook registry, dispatch around DataAPI's operations and LeanEngine's hook names; knows
+        // nothing of JavaScript or HTTP.
         .target(
             name: "Hooks",
             dependencies: [
+                "CallSupport",
                 "DataAPI",
                 "JSON",
                 .product(name: "Logging", package: "swift-log"),
@@ -86,6 +95,7 @@ let package = Package(
         .target(
             name: "FunctionHost",
             dependencies: [
+                "CallSupport",
                 "DataAPI",
                 "JSON",
                 "Hooks",
@@ -133,6 +143,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "CallSupportTests",
+            dependencies: ["CallSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "JSONTests",
             dependencies: ["JSON"],
             swiftSettings: swiftSettings
@@ -155,6 +170,7 @@ let package = Package(
         .testTarget(
             name: "FunctionHostTests",
             dependencies: [
+                "CallSupport",
                 "FunctionHost",
                 "Functions",
                 "JSON",

@@ -1,3 +1,4 @@
+import CallSupport
 public import DataAPI
 import JSON
 public import Logging

@@ -1,3 +1,4 @@
+import CallSupport
 public import DataAPI
 import Hooks
 import Foundation

@@ -1,3 +1,4 @@
+import CallSupport
 import DataAPI
 import Foundation
 import Hooks
