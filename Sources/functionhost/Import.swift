@@ -100,7 +100,7 @@ struct Import: AsyncParsableCommand {
         if let filesDirectory, let baseURL = resolvedPublicURL {
             let store = try LocalFileStore(directory: URL(fileURLWithPath: dataDirectory).appendingPathComponent("files"))
             try FileManager.default.createDirectory(atPath: filesDirectory, withIntermediateDirectories: true)
-            var fileBytes = ExportFileBytes(sourceDirectory: filesDirectory, store: store, baseURL: baseURL)
+            var fileBytes = ExportFileBytes(sourceDirectory: filesDirectory, store: store, urls: .served(at: baseURL))
             if let downloader {
                 fileBytes.download = { url, destination in try await downloader.download(url, to: destination) }
             }

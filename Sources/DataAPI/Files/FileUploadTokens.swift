@@ -73,7 +73,7 @@ public struct FileUploadTokens: Sendable {
 
     /// Stores the bytes of a token's upload (`fill` writes them) and writes its `_File` object.
     /// A token works once, and only before it expires: else 603.
-    public func upload(token: String, baseURL: String, fill: (FileBytesWriter) async throws -> Void) async throws
+    public func upload(token: String, urls: FileURLs, fill: (FileBytesWriter) async throws -> Void) async throws
         -> StoredObject
     {
         guard let record = try await live(token) else { throw Self.invalid }
@@ -99,7 +99,7 @@ public struct FileUploadTokens: Sendable {
             object = try await EnvironmentStorage.$environment.withValue(caller.environment) {
                 try await files.store(
                     FileService.Prepared(draft: draft, context: fields["context"]?.objectValue ?? [:]), objectId: fields["fileId"]?.stringValue,
-                    key: fields["key"]?.stringValue, baseURL: baseURL, caller: caller, fill: fill)
+                    key: fields["key"]?.stringValue, urls: urls, caller: caller, fill: fill)
             }
         } catch {
             // Nothing was stored: the token is free again, so the client can retry the PUT.
