@@ -113,7 +113,7 @@ struct Import: AsyncParsableCommand {
             } else if let path {
                 try await importer.importPath(path)
             }
-        } catch let error as ImportError {
+        } catch let error as DataAPIError where error.code == .importFailure {
             return .failure(ImportFailure(message: error.message, summary: importer.summary))
         } catch let error as ClientFailure {
             return .failure(ImportFailure(message: error.message, summary: importer.summary))
