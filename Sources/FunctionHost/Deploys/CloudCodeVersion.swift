@@ -1,5 +1,5 @@
 import Crypto
-public import DataAPI
+import DataAPI
 import Foundation
 import JSON
 

@@ -1,4 +1,4 @@
-public import DataAPI
+import DataAPI
 import Foundation
 public import Hooks
 public import JSON

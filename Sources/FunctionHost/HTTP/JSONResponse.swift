@@ -1,4 +1,4 @@
-public import DataAPI
+import DataAPI
 public import Hummingbird
 public import JSON
 import NIOCore

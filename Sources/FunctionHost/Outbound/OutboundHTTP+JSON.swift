@@ -1,4 +1,4 @@
-public import DataAPI
+import DataAPI
 import JSON
 
 extension OutboundHTTP {

@@ -49,7 +49,7 @@ struct ObjectEndpoint: Sendable {
             // created).
             if Self.flag(parameters["failOnNotExist"]) { throw DataAPIError(.userNotFound, "Could not find user.") }
         }
-        var object = try await data.create(className, body: body, caller: caller)
+        let object = try await data.create(className, body: body, caller: caller)
         if className == "_User" {
             do {
                 if let gate {
