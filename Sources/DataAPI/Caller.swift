@@ -1,3 +1,5 @@
+public import JSON
+
 /// Who is asking, and on whose behalf: what the data layer and the hooks around it need to know.
 ///
 /// Built once per request (by the host's authentication) and passed down; what acts on the

@@ -1,3 +1,5 @@
+public import JSON
+
 /// The data API given to cloud functions and hooks: the REST API's operations, in process,
 /// on behalf of one caller. Writes run hooks unless the client is told not to.
 public struct DataClient: Sendable {

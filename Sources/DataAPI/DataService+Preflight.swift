@@ -1,3 +1,5 @@
+public import JSON
+
 extension DataService {
     /// Checks, without writing, what `create` (`id` nil), `update` or (`deleting`) `delete` would
     /// check before running any hook: the class rules and permissions, the fields `body` writes,

@@ -1,3 +1,5 @@
+public import JSON
+
 extension DataService {
     /// `GET /schemas` (master key): every class with the type of each field, in the shape of
     /// LeanCloud's schema API (`{"Class": {"field": {"type": "String"}, ...}, ...}`), so export

@@ -1,3 +1,5 @@
+public import JSON
+
 /// The one entry point for reading and writing objects, whatever path the request took (REST,
 /// batch, and later functions and hooks): it checks names and access, parses the client's
 /// changes, and resolves includes and key selections.

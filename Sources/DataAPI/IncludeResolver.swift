@@ -1,3 +1,5 @@
+import JSON
+
 /// Replaces Pointers named by `include` paths (`author`, `post.author`) with the objects they
 /// point to, fetching each class's targets in one batch per level. File values need no include:
 /// `FileValueResolver` answers every one of them.

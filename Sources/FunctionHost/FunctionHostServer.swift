@@ -1,4 +1,4 @@
-public import DataAPI
+import DataAPI
 import Foundation
 import Hooks
 public import Hummingbird

@@ -1,4 +1,6 @@
+import CallSupport
 public import DataAPI
+import JSON
 public import Logging
 
 /// Runs the registered hooks around the data service's operations: the `WriteHooks` that

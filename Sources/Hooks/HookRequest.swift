@@ -1,4 +1,6 @@
+import CallSupport
 public import DataAPI
+public import JSON
 public import Logging
 
 /// What a hook handler receives, and (for before-hooks) changes: the operation's one

@@ -1,6 +1,7 @@
 import DataAPI
 import HTTPTypes
 import HummingbirdTesting
+import JSON
 import NIOCore
 
 /// Requests sent all at once, each on its own connection (one connection would serialize them):

@@ -1,5 +1,6 @@
 import DataAPI
 import Foundation
+import JSON
 import Testing
 
 /// A newcomer's first start: the server says, at once and while it runs (not when it exits,

@@ -4,6 +4,7 @@ import Functions
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import JSON
 import Testing
 
 @testable import FunctionHost

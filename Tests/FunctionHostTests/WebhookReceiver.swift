@@ -2,6 +2,7 @@ import DataAPI
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import JSON
 import Synchronization
 
 /// A loopback server standing in for an operator's message service: it keeps every JSON body

@@ -1,5 +1,6 @@
 import DataAPI
 import Foundation
+import JSON
 import Logging
 import Synchronization
 import Testing

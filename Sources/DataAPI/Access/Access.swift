@@ -1,3 +1,5 @@
+import JSON
+
 /// One caller's rights, worked out once per operation: the authorization step every read and
 /// write of `DataService` passes, whatever path it came by (REST, batch, CQL, include, the
 /// JavaScript and Swift data APIs).

@@ -1,3 +1,5 @@
+public import JSON
+
 extension DataService {
     /// The settings in force for a class: those stored for it, else the defaults (which
     /// `openUserQueries` opens `_User` find in). Settings are the app's configuration, kept in

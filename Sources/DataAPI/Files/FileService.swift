@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Files: their bytes in a content store, their description in `_File` objects, and the file
 /// hooks around both. The bytes are safe on disk before the `_File` object is written; an
@@ -38,9 +39,9 @@ public struct FileService: Sendable {
     /// - Parameters:
     ///   - objectId: the id promised with an upload token; nil for a new one.
     ///   - key: the key promised with an upload token; nil for a new one.
-    ///   - baseURL: where this host's files are served (`https://files.example.com`).
+    ///   - urls: where this host serves files.
     public func store(
-        _ prepared: Prepared, objectId: String? = nil, key: String? = nil, baseURL: String, caller: Caller,
+        _ prepared: Prepared, objectId: String? = nil, key: String? = nil, urls: FileURLs, caller: Caller,
         fill: (FileBytesWriter) async throws -> Void
     ) async throws -> StoredObject {
         let key = key ?? Self.newKey(for: prepared.draft.name)
@@ -57,7 +58,7 @@ public struct FileService: Sendable {
         metaData["size"] = .int(Int64(stored.size))
         metaData["_checksum"] = .string(stored.md5)
         let fields: [String: JSONValue] = [
-            "key": .string(key), "url": .string(Self.url(of: key, name: prepared.draft.keepFileName ? prepared.draft.name : nil, baseURL: baseURL)),
+            "key": .string(key), "url": .string(urls.url(of: key, name: prepared.draft.keepFileName ? prepared.draft.name : nil)),
             "provider": "local",
             "bucket": "files",
         ]
@@ -169,28 +170,6 @@ public struct FileService: Sendable {
         guard !name.isEmpty, name.utf8.count <= 255, !name.contains("/"), !name.contains("\0") else {
             throw DataAPIError(.invalidFileName, "Invalid file name '\(name)'.")
         }
-    }
-
-    /// Where the content under `key` is served; with a `name`, under that name (the key still
-    /// finds the file), percent-encoded as JavaScript's `encodeURIComponent` does.
-    public static func url(of key: String, name: String? = nil, baseURL: String) -> String {
-        guard let name else { return "\(baseURL)/files/\(key)" }
-        return "\(baseURL)/files/\(key)/\(percentEncoded(name))"
-    }
-
-    /// `encodeURIComponent`: every byte of the UTF-8 but ASCII letters, digits and `-_.!~*'()`.
-    static func percentEncoded(_ text: String) -> String {
-        let kept = Set("-_.!~*'()".utf8)
-        var out = ""
-        for byte in text.utf8 {
-            let isAlphanumeric = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
-            if isAlphanumeric || kept.contains(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-            }
-        }
-        return out
     }
 
     /// Whether `key` may name new content: a valid key that no file, no content and no live

@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+import JSON
 
 /// LeanCloud's token upload: `POST /fileTokens` promises an id, a key and an upload URL; the
 /// client PUTs the bytes there (no app keys: the token is the credential, as with a presigned
@@ -70,7 +71,7 @@ public struct FileUploadTokens: Sendable {
 
     /// Stores the bytes of a token's upload (`fill` writes them) and writes its `_File` object.
     /// A token works once, and only before it expires: else 603.
-    public func upload(token: String, baseURL: String, fill: (FileBytesWriter) async throws -> Void) async throws
+    public func upload(token: String, urls: FileURLs, fill: (FileBytesWriter) async throws -> Void) async throws
         -> StoredObject
     {
         guard let record = try await live(token) else { throw Self.invalid }
@@ -94,7 +95,7 @@ public struct FileUploadTokens: Sendable {
             // In the environment the token was issued for: the caller carries it.
             object = try await files.store(
                 FileService.Prepared(draft: draft, context: fields["context"]?.objectValue ?? [:]), objectId: fields["fileId"]?.stringValue,
-                key: fields["key"]?.stringValue, baseURL: baseURL, caller: caller, fill: fill)
+                key: fields["key"]?.stringValue, urls: urls, caller: caller, fill: fill)
         } catch {
             // Nothing was stored: the token is free again, so the client can retry the PUT.
             _ = try? await files.data.update(

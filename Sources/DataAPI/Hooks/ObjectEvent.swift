@@ -1,3 +1,5 @@
+public import JSON
+
 /// One operation on a class's object, as the hooks around it see it and as listeners hear it
 /// once it committed: the one value a hooked write is, from its before-hook through the write
 /// to its after-hook. Hooks receive it inside their request (`HookRequest.event`), change it in

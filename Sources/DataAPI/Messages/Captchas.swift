@@ -1,4 +1,5 @@
 public import Foundation
+import JSON
 
 /// LeanCloud's captcha: `requestCaptcha` gives a token and an image URL; `verifyCaptcha` with the
 /// text the image shows gives a `validate_token`; an SMS request carrying that token is let

@@ -1,4 +1,5 @@
 public import Foundation
+import JSON
 
 /// How many messages (SMS codes, email links) may go out, per channel: from one client address
 /// in a window, and from the whole app in a window. Past either, a request is refused with 601

@@ -1,3 +1,5 @@
+public import JSON
+
 extension ObjectQuery {
     /// Builds a query from its REST parameters as JSON — what cloud code's data API passes, and
     /// what a find hook sees and hands back: `where` (an object, or its JSON text), `order`,

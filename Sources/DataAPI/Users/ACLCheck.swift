@@ -1,3 +1,5 @@
+import JSON
+
 /// Who may read or write an object, by its ACL (`{"*": {"read": true}, "<userId>": {...},
 /// "role:Name": {...}}`). An object without an ACL is open to all.
 enum ACLCheck {

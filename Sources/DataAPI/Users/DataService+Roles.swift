@@ -1,3 +1,5 @@
+import JSON
+
 /// The rules of `_Role` writes from any path (`/roles`, `/classes/_Role`, batch, cloud code),
 /// as LeanCloud's guides give them: a signed-in client may create a role, which must carry an
 /// ACL; a role's own ACL says who may change it (its `users` and `roles` relations included);

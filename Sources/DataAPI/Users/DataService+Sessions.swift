@@ -1,3 +1,5 @@
+public import JSON
+
 extension DataService {
     /// The user a session token belongs to; nil when no user holds it.
     ///

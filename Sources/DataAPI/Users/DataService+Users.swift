@@ -1,3 +1,5 @@
+public import JSON
+
 /// The rules every write to `_User` follows, whichever path it took (signup, `/classes/_User`,
 /// batch, cloud code): passwords are hashed before they are stored, usernames, emails and phone
 /// numbers are unique, and the fields the server manages can't be set by a client.

@@ -1,3 +1,5 @@
+public import JSON
+
 /// How a signup carrying `authData` ended: its account was linked already and logged in, or
 /// a new user was created.
 public enum AuthDataSignup: Sendable {

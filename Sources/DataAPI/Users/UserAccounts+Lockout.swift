@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// LeanCloud's lockout, counted so that concurrency can't stretch it: every password or code
 /// check first writes itself down as a failure, atomically, and only then runs (the slow

@@ -1,4 +1,5 @@
 public import Foundation
+public import JSON
 
 /// Logging in and out, the current user, passwords and session tokens, with LeanCloud's
 /// lockout: more than 6 failed logins within 15 minutes lock the account until 15 minutes

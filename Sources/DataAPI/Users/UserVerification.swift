@@ -1,4 +1,5 @@
 public import Foundation
+import JSON
 
 /// LeanCloud's verification flows: codes sent by SMS (phone verification, password reset,
 /// login, plain SMS codes, changing the number) and links sent by email (address verification,
@@ -145,10 +146,10 @@ public struct UserVerification: Sendable {
 
     /// Sends a link that verifies a user's email address; nothing is sent to an address already
     /// verified. 205 when no user has the address.
-    public func requestEmailVerify(_ email: String, linkBase: String) async throws {
+    public func requestEmailVerify(_ email: String, links: EmailLinks) async throws {
         let user = try await user(withEmail: email)
         if user.fields["emailVerified"] == true { return }
-        try await sendLink(.verifyEmail, to: email, user: user, linkBase: linkBase)
+        try await sendLink(.verifyEmail, to: email, user: user, links: links)
     }
 
     /// Follows a verification link: the address it was sent to is verified.
@@ -163,9 +164,9 @@ public struct UserVerification: Sendable {
     }
 
     /// Sends a password-reset link to the user with this email address (205 if none).
-    public func requestPasswordReset(_ email: String, linkBase: String) async throws {
+    public func requestPasswordReset(_ email: String, links: EmailLinks) async throws {
         let user = try await user(withEmail: email)
-        try await sendLink(.resetPasswordByEmail, to: email, user: user, linkBase: linkBase)
+        try await sendLink(.resetPasswordByEmail, to: email, user: user, links: links)
     }
 
     /// Whether a password-reset link still works (the page asks before showing its form).
@@ -186,11 +187,11 @@ public struct UserVerification: Sendable {
     /// What a new user is sent when the settings say so: a link to its email address, a code to
     /// its phone. A failure to send is logged by the caller, never undoes the signup.
     ///
-    /// - Parameter linkBase: where the link starts (the server's public URL); nil sends no link,
-    ///   as no trustworthy address is known (the server refuses to start that way).
-    public func sendSignupMessages(to user: StoredObject, linkBase: String?) async throws {
-        if settings.verifyEmailOnSignup, let linkBase, let email = user.fields["email"]?.stringValue, !email.isEmpty {
-            try await sendLink(.verifyEmail, to: email, user: user, linkBase: linkBase)
+    /// - Parameter links: where the email's link points; nil sends no link, as no trustworthy
+    ///   address is known (the server refuses to start that way).
+    public func sendSignupMessages(to user: StoredObject, links: EmailLinks?) async throws {
+        if settings.verifyEmailOnSignup, let links, let email = user.fields["email"]?.stringValue, !email.isEmpty {
+            try await sendLink(.verifyEmail, to: email, user: user, links: links)
         }
         if settings.verifyPhoneOnSignup, let phone = user.fields["mobilePhoneNumber"]?.stringValue, !phone.isEmpty {
             try await sendCode(.verifyPhone, to: phone, userId: user.objectId, doing: "verify your phone number")
@@ -225,12 +226,12 @@ public struct UserVerification: Sendable {
     }
 
     private func sendLink(
-        _ purpose: VerificationCodes.Purpose, to email: String, user: StoredObject, linkBase: String
+        _ purpose: VerificationCodes.Purpose, to email: String, user: StoredObject, links: EmailLinks
     ) async throws {
         let reset = purpose == .resetPasswordByEmail
         let lifetime = reset ? settings.passwordResetLifetime : settings.emailLinkLifetime
         let token = try await codes.issue(purpose, to: email, userId: user.objectId, ttl: lifetime, link: true)
-        let link = "\(linkBase)/1.1/\(reset ? "resetPassword" : "emailVerify")/\(token)"
+        let link = reset ? links.resetPassword(token) : links.verifyEmail(token)
         let name = user.fields["username"]?.stringValue ?? email
         let text =
             reset

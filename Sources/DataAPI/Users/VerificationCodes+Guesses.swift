@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 extension VerificationCodes {
     /// Budgets of code guesses per hour, kept in the database (class `_GuessCounter`, the

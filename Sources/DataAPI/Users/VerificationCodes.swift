@@ -1,4 +1,5 @@
 public import Foundation
+import JSON
 
 /// One-time codes sent to a phone number or an email address: SMS codes of six digits, and
 /// long tokens for the links in emails. They live in the database (class `_VerificationCode`,

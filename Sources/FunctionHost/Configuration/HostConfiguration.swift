@@ -1,6 +1,7 @@
 public import DataAPI
 public import Foundation
 public import Hooks
+public import JSON
 
 /// Everything the server needs to start.
 public struct HostConfiguration: Sendable {

@@ -1,6 +1,7 @@
 import Crypto
-public import DataAPI
+import DataAPI
 import Foundation
+import JSON
 
 /// One deployed bundle of JavaScript cloud code: immutable once made, numbered from 1.
 public struct CloudCodeVersion: Sendable, Hashable {

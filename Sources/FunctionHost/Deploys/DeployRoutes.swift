@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 
 /// The deploy API, master key only (the `functionhost` CLI speaks it):
 ///

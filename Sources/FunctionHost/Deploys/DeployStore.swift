@@ -1,5 +1,6 @@
 import DataAPI
 import Foundation
+import JSON
 
 /// Where versions and environments live: the database (classes `_CloudCodeVersion` and
 /// `_EngineEnvironment`, the master key's alone), so they survive restarts and every host on the

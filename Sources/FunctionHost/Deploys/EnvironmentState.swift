@@ -1,4 +1,5 @@
 import DataAPI
+import JSON
 
 /// What the database keeps of one environment (`production` or `staging`): the version it
 /// runs, the versions it ran before (for rollback), and its variables, some of them secret.

@@ -1,6 +1,7 @@
-public import DataAPI
+import DataAPI
 import Foundation
 public import Hooks
+public import JSON
 
 /// The cloud functions a host serves, registered before it starts and frozen after.
 ///

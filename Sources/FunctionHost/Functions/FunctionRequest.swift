@@ -1,7 +1,9 @@
+import CallSupport
 public import DataAPI
 import Hooks
 import Foundation
 import HTTPTypes
+public import JSON
 public import Logging
 
 /// What a cloud function receives: its parameters, who called it and how, and the data API.

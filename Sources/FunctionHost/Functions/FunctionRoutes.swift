@@ -1,7 +1,9 @@
+import CallSupport
 import DataAPI
 import Foundation
 import Hooks
 import Hummingbird
+import JSON
 import Logging
 
 /// `/functions/{name}` (callFunction: plain JSON) and `/call/{name}` (rpc: typed values kept),

@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import Hummingbird
+import JSON
 import Logging
 import Sandbox
 

@@ -1,5 +1,6 @@
 import DataAPI
 import Hooks
+import JSON
 import Logging
 import Sandbox
 

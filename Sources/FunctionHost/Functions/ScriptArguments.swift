@@ -1,4 +1,5 @@
 import DataAPI
+import JSON
 
 /// The arguments of one `data.*` call from a script, read into what the REST routes take.
 ///

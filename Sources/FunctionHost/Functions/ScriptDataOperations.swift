@@ -1,4 +1,5 @@
 import DataAPI
+import JSON
 import Sandbox
 
 /// The `data.*` operations the injected JavaScript SDK asks of the host (`AV.Object.save`,

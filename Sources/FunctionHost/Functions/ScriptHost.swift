@@ -1,5 +1,6 @@
 import DataAPI
 import HTTPTypes
+import JSON
 import Sandbox
 
 /// What a JavaScript invocation reaches through `__fhCall`: the data API, the host's other

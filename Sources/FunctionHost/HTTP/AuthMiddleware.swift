@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 
 /// Authenticates every request except the health check and the server clock, answering
 /// 401 `{"code":401,"error":"Unauthorized."}` to wrong or missing credentials.

@@ -3,6 +3,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
+import JSON
 
 /// Decides who a request comes from, from LeanCloud's headers, their legacy AVOSCloud, Uluru and
 /// Parse aliases, or the `_ApplicationId`-style fields browsers put in `text/plain` bodies.

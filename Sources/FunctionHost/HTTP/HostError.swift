@@ -36,8 +36,13 @@ public struct HostError: Error, Sendable {
             self.init(status: error.status, code: error.code, message: error.message)
         case let error as HookError:
             self.init(status: Self.status(for: error), code: error.code, message: error.message)
+        case let error as DataAPIError where error.code.isHostFailure:
+            // The disk, an import, the configuration: the operator's business, told by the log.
+            return nil
         case let error as DataAPIError:
             self.init(status: Self.status(for: error.code), code: error.code.rawValue, message: error.message)
+        case let error as JSONSyntaxError:
+            self.init(mapping: DataAPIError(error))
         case let error as any HTTPResponseError:
             let status = error.status
             let message: String

@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 
 /// `GET /engine/logs?environment=E&after=N&limit=N` (master key): an environment's recent
 /// function and hook log lines, oldest first; `after` (a line's `sequence`) returns only newer

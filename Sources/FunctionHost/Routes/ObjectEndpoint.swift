@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 import Logging
 
 /// The object operations of the REST API, shared by the `/classes` routes and `/batch`, so a
