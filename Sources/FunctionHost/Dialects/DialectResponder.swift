@@ -22,22 +22,56 @@ struct DialectResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context
         // Preflights carry no credentials: the router's CORS answer, which lists the dialects' headers.
         if request.method == .options { return try await inner.respond(to: request, context: context) }
         var signed = false
+        var headers = request.headers
+        let plan: DialectPlan
+        let translated: Request
         do {
-            let (headers, isSigned) = try DialectHeaders.translated(request.headers)
-            signed = isSigned
-            let plan = try await plan(request, route: route, context: context)
-            guard let plan else {
+            let (dialectHeaders, isSigned) = try DialectHeaders.translated(request.headers)
+            (headers, signed) = (dialectHeaders, isSigned)
+            guard let made = try await self.plan(request, route: route, context: context) else {
                 throw HostError(status: .notFound, code: 404, message: "Not found.")
             }
-            let translated = try await internalRequest(request, plan: plan, headers: headers, context: context)
+            plan = made
+            translated = try await internalRequest(request, plan: made, headers: headers, context: context)
+        } catch {
+            return await refusal(error, of: request, headers: headers, signed: signed, context: context)
+        }
+        do {
             let response = try await inner.respond(to: translated, context: context)
             return try await answer(response, plan.answer, signed: signed)
         } catch {
-            let mapped = HostError(mapping: error) ?? HostError(status: .internalServerError, code: 1, message: "Internal server error.")
-            let body: JSONValue = ["code": .int(Int64(mapped.code)), "error": .string(mapped.message)]
-            let (status, json) = DialectAnswer.native.translate(status: mapped.status, body: body, signed: signed)
-            return JSONResponse(status: status, json ?? [:]).response
+            return Self.errorAnswer(error, signed: signed)
         }
+    }
+
+    /// The edge's own refusal, answered through the router like every request: a client past
+    /// its rate gets 429 and one without valid keys 401 first, as on LeanCloud's path; only then
+    /// the refusal (`DialectRoutes.refusalPath`). Answered here directly, it skipped both.
+    private func refusal(
+        _ error: any Error, of request: Request, headers: HTTPFields, signed: Bool, context: HostRequestContext
+    ) async -> Response {
+        var context = context
+        context.dialectRefusal = HostError(mapping: error) ?? HostError(status: .badRequest, code: 1, message: "Bad request.")
+        var head = request.head
+        head.method = .post
+        head.path = DialectRoutes.refusalPath
+        var headers = headers
+        for name in [HTTPField.Name.contentType, .contentLength, .transferEncoding] { headers[name] = nil }
+        head.headerFields = headers
+        do {
+            let response = try await inner.respond(to: Request(head: head, body: RequestBody(buffer: ByteBuffer())), context: context)
+            return try await answer(response, .native, signed: signed)
+        } catch {
+            return Self.errorAnswer(error, signed: signed)
+        }
+    }
+
+    /// An error in the dialect's shape.
+    private static func errorAnswer(_ error: any Error, signed: Bool) -> Response {
+        let mapped = HostError(mapping: error) ?? HostError(status: .internalServerError, code: 1, message: "Internal server error.")
+        let body: JSONValue = ["code": .int(Int64(mapped.code)), "error": .string(mapped.message)]
+        let (status, json) = DialectAnswer.native.translate(status: mapped.status, body: body, signed: signed)
+        return JSONResponse(status: status, json ?? [:]).response
     }
 
     /// The plan for a request, its JSON body read (within the router's limit for the path it

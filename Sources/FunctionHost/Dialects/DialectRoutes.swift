@@ -15,8 +15,15 @@ struct DialectRoutes: Sendable {
     /// The most ids one `POST /classes/{C}/delete` may name (MyBaaS: 1000).
     static let maxDeletes = 1000
 
+    /// Where `DialectResponder` sends a request it refused itself, for the router's rate limit
+    /// and authentication to pass before the refusal is answered.
+    static let refusalPath = "/2.0/edge-refusal"
+
     func register(on router: Router<HostRequestContext>) {
         let group = router.group("2.0")
+        group.post(RouterPath(String(Self.refusalPath.dropFirst("/2.0/".count)))) { _, context -> Response in
+            throw context.dialectRefusal ?? HostError(status: .notFound, code: 404, message: "Not found.")
+        }
         // `POST /2.0/updatePassword {"password","newPassword"}` with the session
         // (`DOC:AccountSystem.md:133-152`): LeanCloud's `PUT /users/{id}/updatePassword`.
         group.post("updatePassword") { request, context in
@@ -45,7 +52,9 @@ struct DialectRoutes: Sendable {
             guard case .array(let values)? = body["objectIds"], values.count <= Self.maxDeletes else {
                 throw HostError(status: .badRequest, code: 107, message: "objectIds must be an array of at most \(Self.maxDeletes) ids.")
             }
-            let ids = values.compactMap(\.stringValue)
+            // An id named twice is deleted (and counted) once.
+            var seen: Set<String> = []
+            let ids = values.compactMap(\.stringValue).filter { seen.insert($0).inserted }
             var found: [String] = []
             for id in ids {
                 do {

@@ -16,6 +16,10 @@ public struct HostRequestContext: RequestContext {
     /// The REST dialect the request speaks (LAS, MaxLeap), decided once by `DialectResponder`;
     /// nil for LeanCloud's. It lets a dialect's sign form through authentication.
     public var dialect: Dialect?
+    /// Why the dialects' edge refused the request before it became a LeanCloud request (bad
+    /// JSON, an unknown route); `DialectRoutes` answers it once rate limits and authentication
+    /// have passed, so the edge's refusals are limited and authenticated as every answer is.
+    var dialectRefusal: HostError?
     /// The largest body accepted; set from the configuration by the auth middleware.
     public var bodyLimit: Int = 20 * 1024 * 1024
 
