@@ -36,12 +36,12 @@ public struct DataService: Sendable {
 
     /// Creates a service over an engine per environment; each answers pointer-target checks
     /// for its own data.
-    public init(engines: StorageEngines) {
+    package init(engines: StorageEngines) {
         self.engines = engines
     }
 
     /// Creates a service over one storage engine for both environments.
-    public init(storage: any StorageEngine) {
+    package init(storage: any StorageEngine) {
         self.init(engines: StorageEngines(storage))
     }
 
@@ -56,7 +56,7 @@ public struct DataService: Sendable {
     }
 
     /// Creates a service over the embedded SQLite engine.
-    public init(sqlite: SQLiteStorage) {
+    package init(sqlite: SQLiteStorage) {
         self.init(storage: sqlite)
     }
 

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// The writer a file's bytes go through: it refuses bytes past the size limit.
-public struct FileBytesWriter: Sendable {
+package struct FileBytesWriter: Sendable {
     let inner: any FileContentWriter
     let limit: Int
     /// Bytes written so far (a class: the writer is handed around by value).

@@ -2,7 +2,7 @@ import Foundation
 
 /// Where the bytes of uploaded files live. The `_File` objects that describe them are in the
 /// database; this is only their content, addressed by key.
-public protocol FileContentStore: Sendable {
+package protocol FileContentStore: Sendable {
     /// Starts writing a new file's content; nothing is visible under any key until `finish`.
     func beginWrite() throws(DataAPIError) -> any FileContentWriter
 
@@ -14,7 +14,7 @@ public protocol FileContentStore: Sendable {
 }
 
 /// The content of a file being written.
-public protocol FileContentWriter: Sendable {
+package protocol FileContentWriter: Sendable {
     /// Appends bytes.
     func write(_ bytes: UnsafeRawBufferPointer) throws(DataAPIError)
 
@@ -26,7 +26,7 @@ public protocol FileContentWriter: Sendable {
 }
 
 /// What `finish` reports about stored content.
-public struct StoredContent: Sendable, Equatable {
+package struct StoredContent: Sendable, Equatable {
     /// Its size in bytes.
     public var size: Int
     /// Its MD5, as lowercase hex (LeanCloud's `_checksum`, and the download's `ETag`).
@@ -34,7 +34,7 @@ public struct StoredContent: Sendable, Equatable {
 }
 
 /// Stored content, open for reading.
-public struct FileContent: Sendable {
+package struct FileContent: Sendable {
     /// Its size in bytes.
     public let size: Int
     /// The file it is read from.

@@ -8,12 +8,12 @@ public struct FileService: Sendable {
     /// The data service (with its hooks) the `_File` objects go through.
     public let data: DataService
     /// Where the bytes go.
-    public let content: any FileContentStore
+    package let content: any FileContentStore
     /// The largest file accepted, in bytes.
     public let maxSize: Int
 
     /// Creates the service.
-    public init(data: DataService, content: any FileContentStore, maxSize: Int) {
+    package init(data: DataService, content: any FileContentStore, maxSize: Int) {
         self.data = data
         self.content = content
         self.maxSize = maxSize
@@ -40,7 +40,7 @@ public struct FileService: Sendable {
     ///   - objectId: the id promised with an upload token; nil for a new one.
     ///   - key: the key promised with an upload token; nil for a new one.
     ///   - urls: where this host serves files.
-    public func store(
+    package func store(
         _ prepared: Prepared, objectId: String? = nil, key: String? = nil, urls: FileURLs, caller: Caller,
         fill: (FileBytesWriter) async throws -> Void
     ) async throws -> StoredObject {

@@ -9,7 +9,7 @@ import JSON
 ///
 /// Tokens live in the database (class `_FileToken`, master only), so any host of several takes
 /// the upload; only a SHA-256 of each token is stored.
-public struct FileUploadTokens: Sendable {
+package struct FileUploadTokens: Sendable {
     /// The files the uploads become.
     public let files: FileService
     /// How long a token can be used.

@@ -4,7 +4,7 @@ import Synchronization
 
 /// File content in a directory: each file is written to a temporary name, flushed to disk, and
 /// only then renamed to its key, so a crash never leaves half a file visible under a key.
-public struct LocalFileStore: FileContentStore {
+package struct LocalFileStore: FileContentStore {
     /// The directory that holds the content.
     public let directory: URL
     private var temporary: URL { directory.appendingPathComponent(".incoming") }

@@ -48,7 +48,7 @@ public struct ObjectEvent: Sendable {
 
 /// What the data service asks of the hooks around its operations. The Hooks module implements
 /// it; only `DataService`'s hook runner (`DataService+Hooks.swift`) calls it.
-public protocol WriteHooks: Sendable {
+package protocol WriteHooks: Sendable {
     /// Whether a hook of this kind is registered for the class in an environment.
     func hasHook(_ kind: HookKind, for className: String, in environment: EnvironmentName) -> Bool
 

@@ -4,13 +4,13 @@ import Foundation
 ///
 /// Reference types, so one reader can be layered over another (lines over a tar member over
 /// gzip over a file) without copying what each has buffered. Used by one task at a time.
-public protocol ByteSource: AnyObject {
+package protocol ByteSource: AnyObject {
     /// The next chunk, or nil at the end.
     func read() throws -> ArraySlice<UInt8>?
 }
 
 /// The bytes of a file, read 1 MiB at a time.
-public final class FileBytes: ByteSource {
+package final class FileBytes: ByteSource {
     private let handle: FileHandle
     private let chunkSize: Int
     /// Bytes read so far, plus the count it started from (the files before it, in a directory).
@@ -36,7 +36,7 @@ public final class FileBytes: ByteSource {
 }
 
 /// Bytes already in memory (a test's, or a small file read whole), handed out in one chunk.
-public final class MemoryBytes: ByteSource {
+package final class MemoryBytes: ByteSource {
     private var bytes: ArraySlice<UInt8>?
 
     /// Wraps `bytes`.

@@ -8,7 +8,7 @@ public import JSON
 /// ISO strings (or, from other tools, Date values), a File may be in its expanded read form, a
 /// `_File` row carries `"__type": "File"`, and a `_User` row carries LeanCloud's `salt` and
 /// `password` hash.
-public struct ExportDecoder: Sendable {
+package struct ExportDecoder: Sendable {
     /// Whether imported users keep the session token of their export (LeanCloud keeps one per
     /// user, so their apps stay logged in); otherwise they log in again.
     public var keepsSessionTokens: Bool

@@ -9,7 +9,7 @@ import JSON
 /// and its `url` rewritten to this host's, so the app's files outlive LeanCloud's domain. Bytes
 /// not in the folder can be downloaded into it from the file's old url; a file whose bytes are
 /// still missing keeps its old url (it is reported).
-public struct ExportFileBytes: Sendable {
+package struct ExportFileBytes: Sendable {
     /// The folder the bytes were downloaded to, one file per key.
     public var sourceDirectory: String
     /// Where the bytes go.

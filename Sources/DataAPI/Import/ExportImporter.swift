@@ -10,7 +10,7 @@ public import JSON
 /// import twice changes nothing and an interrupted one can simply be run again. No hooks run.
 /// Schema files set the classes' permissions and field flags as the export has them.
 /// A line that can't be imported is recorded with its file, line and reason, and the rest go on.
-public struct ExportImporter {
+package struct ExportImporter {
     /// Where objects go.
     public let storage: any StorageEngine
     /// Applies the class settings of schema files, as the master key would.

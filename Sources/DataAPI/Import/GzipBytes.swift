@@ -2,7 +2,7 @@ internal import CZlib
 
 /// The decompressed bytes of a gzip stream (several concatenated members are read as one, as
 /// `gzip -d` does).
-public final class GzipBytes: ByteSource {
+package final class GzipBytes: ByteSource {
     private let source: any ByteSource
     private var stream = z_stream()
     private var input: [UInt8] = []

@@ -1,5 +1,5 @@
 /// What an import did: objects per class, relation members, and every line it skipped, why.
-public struct ImportSummary: Sendable, Hashable {
+package struct ImportSummary: Sendable, Hashable {
     /// The objects of one class.
     public struct ClassTally: Sendable, Hashable {
         /// Objects read and accepted.
@@ -55,7 +55,7 @@ public struct ImportSummary: Sendable, Hashable {
 }
 
 /// How far an import has come, for a progress bar.
-public struct ImportProgress: Sendable {
+package struct ImportProgress: Sendable {
     /// Bytes of the input read so far (compressed bytes for an archive).
     public var bytesRead: Int
     /// The input's size, when it is known.

@@ -1,6 +1,6 @@
 /// The lines of a byte stream, with their numbers: `\n` or `\r\n` ends a line, a UTF-8 byte
 /// order mark before the first is dropped, and the last line needs no newline.
-public final class LineReader {
+package final class LineReader {
     private let source: any ByteSource
     private var buffer: [UInt8] = []
     private var start = 0

@@ -1,7 +1,7 @@
 /// The members of a tar archive, read front to back from a byte stream (ustar, GNU long names
 /// and pax headers): `nextEntry()` moves to the next regular file, whose bytes are then read
 /// through the archive itself. Nothing is extracted to disk.
-public final class TarArchive: ByteSource {
+package final class TarArchive: ByteSource {
     /// A regular file in the archive.
     public struct Entry: Sendable {
         /// Its path inside the archive.

@@ -12,7 +12,7 @@ import JSON
 ///
 /// A captcha takes one guess: `verifyCaptcha` uses it up, right or wrong (a conditional write,
 /// so two racing guesses can't both be checked). A validate token works once, for one send.
-public struct Captchas: Sendable {
+package struct Captchas: Sendable {
     /// What a `requestCaptcha` may ask for, with LeanCloud's ranges and defaults.
     public struct Request: Sendable {
         /// Image width in pixels, 60 to 200.

@@ -9,7 +9,7 @@ public struct MessageProtection: Sendable {
     /// none, so a client can't write its own words into a message sent under the app's name.
     public var operations: Set<String> = []
     /// How many messages a client and the app may send.
-    public var limits = SendLimits()
+    package var limits = SendLimits()
 
     /// The defaults: no captcha, no `op`, 10 messages an hour per client, 1000 a day per app.
     public init() {}

@@ -5,7 +5,7 @@ public import Logging
 /// `_Outbox`, which only the master key reads (`GET /1.1/classes/_Outbox?where={"to":"..."}`),
 /// so local development and tests see the codes; the log says a message was kept there, without
 /// its text (a code or link in a log is a live credential for whoever reads it).
-public struct OutboxSender: MessageSender {
+package struct OutboxSender: MessageSender {
     /// The service the outbox is written through.
     public let data: DataService
     /// Where each message is logged.

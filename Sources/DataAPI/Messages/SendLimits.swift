@@ -4,7 +4,7 @@ import JSON
 /// How many messages (SMS codes, email links) may go out, per channel: from one client address
 /// in a window, and from the whole app in a window. Past either, a request is refused with 601
 /// (HTTP 429) before any code is issued, so a client can't pump messages to number after number.
-public struct SendLimits: Sendable, Hashable {
+package struct SendLimits: Sendable, Hashable {
     /// A number of messages per window.
     public struct Rate: Sendable, Hashable, CustomStringConvertible {
         /// The most messages in one window.
@@ -68,7 +68,7 @@ public struct SendLimits: Sendable, Hashable {
 /// k-th row to commit counts at least k: however many requests race, at most `count` are admitted
 /// (a few may be refused that a lock would have let through; they may try again). No
 /// transaction or lock is needed, on SQLite or PostgreSQL.
-public struct SendCounter: Sendable {
+package struct SendCounter: Sendable {
     /// What `take` took: given back with `refund` when nothing was sent after all.
     public struct Ticket: Sendable {
         let ids: [String]

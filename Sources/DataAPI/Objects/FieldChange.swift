@@ -1,7 +1,7 @@
 public import JSON
 
 /// What a write does to one field: store a value, or apply an atomic operation.
-public enum FieldChange: Sendable, Hashable {
+package enum FieldChange: Sendable, Hashable {
     /// Store this (normalized) value.
     case set(JSONValue)
     /// Remove the field.
@@ -26,7 +26,7 @@ public enum FieldChange: Sendable, Hashable {
 }
 
 /// The fields a create or update writes, parsed and checked from a request body.
-public struct ObjectChanges: Sendable, Hashable {
+package struct ObjectChanges: Sendable, Hashable {
     /// The change of each field.
     public var fields: [String: FieldChange]
     /// The id a created object gets, when it was promised before the object existed (a file's,

@@ -2,7 +2,7 @@ public import JSON
 
 /// The engine-independent part of a write: apply the changes, check each field's type against the
 /// class schema, and collect what the engine must record besides the document.
-public struct ObjectWrite: Sendable {
+package struct ObjectWrite: Sendable {
     /// The fields after the write.
     public var fields: [String: JSONValue]
     /// The names of the fields the write touched.
@@ -72,7 +72,7 @@ public struct ObjectWrite: Sendable {
 }
 
 /// Members added to or removed from one Relation field of one object.
-public struct RelationChange: Sendable, Hashable {
+package struct RelationChange: Sendable, Hashable {
     /// The Relation field.
     public var field: String
     /// The class of the related objects.

@@ -6,7 +6,7 @@ import Foundation
 /// `schema` puts every table in a schema of its own (created if missing), so one database can
 /// hold several FunctionHost apps, or one test each; `pool` bounds the connections each host
 /// opens; `sslmode` is `disable`, `prefer` (the default, as libpq has it) or `require`.
-public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
+package struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     /// The server's host name or address.
     public var host: String
     /// The server's port.

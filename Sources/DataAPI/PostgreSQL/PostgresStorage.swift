@@ -12,7 +12,7 @@ import Synchronization
 /// document written, so concurrent increments from several hosts never lose an update. Nothing
 /// that matters is kept only in this process: the catalog below caches committed facts only, and
 /// a miss is answered from the database.
-public final class PostgresStorage: StorageEngine {
+package final class PostgresStorage: StorageEngine {
     let client: PostgresClient
     let logger: Logger
     /// What is known of each class: its table and its fields' types.

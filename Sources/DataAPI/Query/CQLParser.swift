@@ -9,7 +9,7 @@ public import JSON
 /// `not`, parentheses; values: numbers, quoted strings, `true`, `false`, `null`, `?`
 /// placeholders, `date('...')`, `pointer('Class', 'id')`, `geopoint(lng, lat)`;
 /// `order by key [asc|desc], ...`; `limit [skip,] count`.
-public struct CQLParser {
+package struct CQLParser {
     /// The query a statement asks for, and whether it asks for `count(*)`.
     public struct Statement: Sendable {
         /// The translated query.

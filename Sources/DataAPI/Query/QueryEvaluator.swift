@@ -6,7 +6,7 @@ import JSON
 ///
 /// It covers every predicate that needs no other class (subqueries and relations are answered
 /// by `membership`, which the caller supplies).
-public struct QueryEvaluator: Sendable {
+package struct QueryEvaluator: Sendable {
     /// The queried class's recorded field types: as in SQL, equality on an Array field means
     /// "contains", and a constant of another type than the field's matches nothing.
     public var fields: [String: FieldType]

@@ -8,7 +8,7 @@ import Synchronization
 /// Reads run concurrently on GRDB's reader connections; writes are serialized by SQLite's single
 /// writer, and each write is one transaction (read, apply operations, check types, write), which
 /// is what makes operations such as Increment atomic.
-public final class SQLiteStorage: StorageEngine {
+package final class SQLiteStorage: StorageEngine {
     let pool: DatabasePool
     /// What is known of each class: its table and its fields' types. Only committed facts enter
     /// it, so a miss is answered from the database and a hit is always right.

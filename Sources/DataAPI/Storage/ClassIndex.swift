@@ -1,5 +1,5 @@
 /// An index of a class's table, as `functionhost indexes list` shows it.
-public struct ClassIndex: Sendable, Hashable {
+package struct ClassIndex: Sendable, Hashable {
     /// The class.
     public var className: String
     /// The name to give `functionhost indexes drop`: the database's name without the table's.
@@ -50,7 +50,7 @@ public struct ClassIndex: Sendable, Hashable {
 }
 
 /// The operator's view of the indexes of an engine: what `functionhost indexes` works through.
-public protocol IndexAdministration: Sendable {
+package protocol IndexAdministration: Sendable {
     /// The indexes of a class, or of every class when `className` is nil, by class then name.
     func indexes(of className: String?) async throws -> [ClassIndex]
 

@@ -3,7 +3,7 @@
 ///
 /// Every write is atomic: the read of the current object, the operations, the type checks and
 /// the write happen in one transaction, so concurrent increments never lose an update.
-public protocol StorageEngine: Sendable {
+package protocol StorageEngine: Sendable {
     /// Whether the class has ever been written (system classes always exist).
     func classExists(_ className: String) async throws -> Bool
 
@@ -59,7 +59,7 @@ public protocol StorageEngine: Sendable {
 }
 
 /// One member of a Relation field: the owner object holds the target in `field`.
-public struct RelationMember: Sendable, Hashable {
+package struct RelationMember: Sendable, Hashable {
     /// The Relation field of the owner's class.
     public var field: String
     /// The owner object's id.

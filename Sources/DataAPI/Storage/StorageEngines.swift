@@ -4,7 +4,7 @@
 /// The data service picks the engine from the caller of each operation (`Caller.environment`),
 /// so the environment travels in one value, the caller, and nothing keeps a second copy of it
 /// in step.
-public struct StorageEngines: Sendable {
+package struct StorageEngines: Sendable {
     /// Production's engine.
     public let production: any StorageEngine
     /// Staging's engine: its own, or production's.

@@ -11,7 +11,7 @@ public import JSON
 /// app's client ids (`aud`: its bundle id or services id), unexpired, and about `uid` (`sub`).
 /// `code` is not exchanged for Apple's tokens: that needs the team's private key and Apple's
 /// network, and the identity token alone proves the account.
-public struct AppleIDVerifier: AuthDataVerifier {
+package struct AppleIDVerifier: AuthDataVerifier {
     /// The `authData` key LeanCloud's SDKs use for Apple (`LCUser.AuthDataPlatform.apple`).
     public static let provider = "lc_apple"
     /// The `iss` of every identity token Apple signs.

@@ -13,7 +13,7 @@ import _CryptoExtras
 ///
 /// Hashes imported from a LeanCloud export verify too (`leancloud_sha512$<salt>$<hash>`, see
 /// `leanCloudHash`); a login that matches one re-hashes the password with PBKDF2.
-public enum PasswordHasher {
+package enum PasswordHasher {
     /// Rounds for new hashes.
     static let rounds = 210_000
     /// The most rounds a stored hash may ask for: about five times today's, room to raise

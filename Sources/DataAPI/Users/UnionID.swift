@@ -6,7 +6,7 @@ public import JSON
 /// "platform": "weixin", "main_account": true}}` names UnionID `u1` on platform `weixin`; the
 /// user that holds `authData._weixin_unionid.uid == "u1"` is that UnionID's main account, and
 /// a login with the same UnionID and platform under another provider key finds it.
-public struct UnionID: Sendable, Equatable {
+package struct UnionID: Sendable, Equatable {
     /// The UnionID itself.
     public let id: String
     /// The platform it belongs to (`unionIdPlatform` in the SDKs); only ids of the same

@@ -19,12 +19,12 @@ public struct UserAccounts: Sendable {
         "You have exceeded the maximum number of login attempts, please try again later, or consider resetting your password."
 
     /// How often verification codes may be guessed (for logins by SMS code).
-    public var codeLimits = VerificationCodes.Limits()
+    package var codeLimits = VerificationCodes.Limits()
     /// The key SMS login codes are stored under (the same as `UserVerification`'s).
-    public let codeSecret: VerificationCodes.Secret
+    package let codeSecret: VerificationCodes.Secret
 
     /// Creates the accounts over a data service.
-    public init(data: DataService, codeSecret: VerificationCodes.Secret, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(data: DataService, codeSecret: VerificationCodes.Secret, now: @escaping @Sendable () -> Date = { Date() }) {
         self.data = data
         self.codeSecret = codeSecret
         self.now = now

@@ -26,7 +26,7 @@ public struct UserVerification: Sendable {
         /// Whether a signup with a mobile phone number is sent a verification code at once.
         public var verifyPhoneOnSignup = false
         /// How often codes may be requested and guessed.
-        public var limits = VerificationCodes.Limits()
+        package var limits = VerificationCodes.Limits()
 
         /// The defaults: codes for 10 minutes, links for a day (reset links an hour), nothing sent
         /// on signup.
@@ -42,10 +42,10 @@ public struct UserVerification: Sendable {
     /// The clock codes expire by.
     public let now: @Sendable () -> Date
     /// The key codes are stored under.
-    public let codeSecret: VerificationCodes.Secret
+    package let codeSecret: VerificationCodes.Secret
 
     /// Creates the flows; codes are stored under `codeSecret`.
-    public init(
+    package init(
         data: DataService, sender: any MessageSender, codeSecret: VerificationCodes.Secret, settings: Settings = Settings(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
@@ -57,7 +57,7 @@ public struct UserVerification: Sendable {
     }
 
     /// The codes, with this configuration's clock and limits.
-    public var codes: VerificationCodes {
+    package var codes: VerificationCodes {
         VerificationCodes(data: data, secret: codeSecret, now: now, limits: settings.limits)
     }
 

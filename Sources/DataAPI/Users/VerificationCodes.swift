@@ -18,7 +18,7 @@ import JSON
 /// `verifyMobilePhone:` sends the code alone, so any pending code may match) also counts
 /// against the whole app (`Limits.maxCodeOnlyGuessesPerApp`). Link tokens (32 letters) aren't
 /// counted: nobody guesses one.
-public struct VerificationCodes: Sendable {
+package struct VerificationCodes: Sendable {
     /// What a code is for: a code issued for one purpose never serves another.
     public enum Purpose: String, Sendable, CaseIterable {
         /// `requestMobilePhoneVerify` → `verifyMobilePhone/{code}`.

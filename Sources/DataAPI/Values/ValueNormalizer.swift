@@ -5,7 +5,7 @@ public import JSON
 /// Dates are rewritten to canonical ISO text (so they compare as text), a full `Object` value
 /// becomes a `Pointer`, typed values are checked for their required members, and nested keys are
 /// checked for `$`, `.` and a leading `__`.
-public struct ValueNormalizer: Sendable {
+package struct ValueNormalizer: Sendable {
     /// Classes that exist, asked when a Pointer is stored: a pointer to a class that was never
     /// written is an error, not a silent dangling reference.
     public var classExists: @Sendable (String) -> Bool

@@ -78,7 +78,7 @@ extension FunctionHostServer {
     /// Runs `body` on the production database of a data directory, or of a PostgreSQL URL, opened
     /// as `serve` opens it (and created when new), and closes it after: for tools that work on
     /// the data without serving it, such as `functionhost import`.
-    public static func withStorage<T: Sendable>(
+    package static func withStorage<T: Sendable>(
         dataDirectory: String, database: PostgresLocation?, logger: Logger,
         _ body: (any StorageEngine) async throws -> T
     ) async throws -> T {

@@ -51,10 +51,10 @@ public struct HostConfiguration: Sendable {
     public var stagingDataDirectory: String?
     /// The PostgreSQL database objects live in; nil keeps them in SQLite under the data
     /// directory. Several hosts given the same database serve the same app.
-    public var database: PostgresLocation?
+    package var database: PostgresLocation?
     /// With `database` and `stagingDataDirectory` both set, staging's own database is this
     /// PostgreSQL one rather than SQLite.
-    public var stagingDatabase: PostgresLocation?
+    package var stagingDatabase: PostgresLocation?
     /// How often a host checks the database for deploys made through another host (a second
     /// host's deploy, promote or rollback is live here within this interval).
     public var deployCheckInterval: Duration = .milliseconds(250)

@@ -6,7 +6,7 @@ import JSON
 enum OpenAPIDocument {
     /// Every operation, from the per-area lists.
     static var operations: [APIOperation] {
-        objectOperations + userOperations + functionOperations + engineOperations + fileOperations
+        objectOperations + userOperations + functionOperations + engineOperations + fileOperations + dialectOperations
     }
 
     /// The document.

@@ -1,0 +1,28 @@
+import JSON
+
+extension OpenAPIDocument {
+    /// The routes the LAS and MaxLeap dialects add under `/2.0` (every other `/2.0` and `/3.0`
+    /// request is translated into the LeanCloud operation it means, described above).
+    static let dialectOperations: [APIOperation] = [
+        APIOperation(
+            "post", "/2.0/updatePassword", prefixed: false, tag: "Dialects",
+            "MaxLeap: change the signed-in user's password ({password: old, newPassword}).",
+            body: APIOperation.object(["password": "string", "newPassword": "string"])),
+        APIOperation(
+            "post", "/2.0/classes/{className}/delete", prefixed: false, tag: "Dialects",
+            "MaxLeap: delete objects by id ({objectIds}); every one is checked before the first is deleted.",
+            body: APIOperation.object(["objectIds": "array"])),
+        APIOperation(
+            "delete", "/2.0/files", prefixed: false, tag: "Dialects",
+            "MaxLeap: delete the file named by the X-ML-Fid (or X-LAS-Fid) header (204).", success: "204",
+            answer: nil),
+        APIOperation(
+            "get", "/2.0/files", prefixed: false, tag: "Dialects",
+            "LAS: the metadata of the file named by X-LAS-Fid (or X-ML-Fid), or of every file.",
+            answer: ["type": "array", "items": ["type": "object"]]),
+        APIOperation(
+            "post", "/2.0/edge-refusal", prefixed: false, tag: "Dialects",
+            "Internal: answers a refusal the dialect edge decided, after the rate limit and the key check; "
+                + "404 for any request the edge did not mark.", answer: nil),
+    ]
+}
