@@ -1,6 +1,7 @@
 import Foundation
 import Hooks
 import Logging
+import TestSupport
 import Testing
 
 @testable import FunctionHost

@@ -6,6 +6,7 @@ import Hooks
 import HummingbirdTesting
 import NIOCore
 import NIOHTTP1
+import TestSupport
 import Testing
 
 @testable import FunctionHost

@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import Logging
+import TestSupport
 import Testing
 
 @testable import FunctionHost

@@ -1,4 +1,5 @@
 import DataAPI
+import TestSupport
 import Testing
 
 @testable import FunctionHost

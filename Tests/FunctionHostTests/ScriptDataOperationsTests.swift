@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import Sandbox
+import TestSupport
 import Testing
 
 @testable import FunctionHost

@@ -4,6 +4,7 @@ import Functions
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import TestSupport
 import Testing
 
 @testable import FunctionHost
