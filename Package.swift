@@ -45,15 +45,30 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // JSONValue: the value every module passes around, with its parser and writer. Depends on
+        // nothing, so the sandbox can speak JSON without linking the data layer.
+        .target(
+            name: "JSON",
+            swiftSettings: swiftSettings
+        ),
+        // What running a user's call needs, whichever module runs it (Hooks for hooks, FunctionHost
+        // for functions): one watch that cancels calls past their deadline, and loggers tagged per
+        // call.
+        .target(
+            name: "CallSupport",
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "Sandbox",
-            dependencies: ["CJavaScriptCore", "DataAPI"],
+            dependencies: ["CJavaScriptCore", "JSON"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "DataAPI",
             dependencies: [
                 "CZlib",
+                "JSON",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
@@ -65,12 +80,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Hook kinds, registry and dispatch around DataAPI's operations; knows nothing of
-        // JavaScript or HTTP.
+        // Hook registry, dispatch around DataAPI's operations and LeanEngine's hook names; knows
+        // nothing of JavaScript or HTTP.
         .target(
             name: "Hooks",
             dependencies: [
+                "CallSupport",
                 "DataAPI",
+                "JSON",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -78,7 +95,9 @@ let package = Package(
         .target(
             name: "FunctionHost",
             dependencies: [
+                "CallSupport",
                 "DataAPI",
+                "JSON",
                 "Hooks",
                 "Sandbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -106,6 +125,7 @@ let package = Package(
             dependencies: [
                 "FunctionHost",
                 "Functions",
+                "JSON",
                 "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The deploy, versions, invoke and env client subcommands talk to a running server.
@@ -129,6 +149,7 @@ let package = Package(
             dependencies: [
                 "DataAPI",
                 "FunctionHost",
+                "JSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -141,25 +162,37 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "CallSupportTests",
+            dependencies: ["CallSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "JSONTests",
+            dependencies: ["JSON"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "SandboxTests",
-            dependencies: ["Sandbox"],
+            dependencies: ["JSON", "Sandbox"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "HooksTests",
-            dependencies: ["Hooks"],
+            dependencies: ["Hooks", "JSON"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "DataAPITests",
-            dependencies: ["DataAPI", "TestSupport"],
+            dependencies: ["DataAPI", "JSON", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FunctionHostTests",
             dependencies: [
+                "CallSupport",
                 "FunctionHost",
                 "Functions",
+                "JSON",
                 "Sandbox",
                 "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -1,9 +1,15 @@
+public import JSON
+
 /// Who is asking, and on whose behalf: what the data layer and the hooks around it need to know.
+///
+/// Built once per request (by the host's authentication) and passed down; what acts on the
+/// request's behalf derives its own from it (`forSwiftCode`, `forScriptCall`, `asServer`, `nested`) rather than building one
+/// from loose parts, so the environment and the hook depth always travel with it.
 public struct Caller: Sendable, Hashable {
     /// Whether the request carries the master key, which bypasses class restrictions.
     public var isMaster: Bool
-    /// The environment whose hooks run for this caller's writes: `production` or `staging`.
-    public var environment: String
+    /// The environment whose hooks run for this caller's writes, and whose data they reach.
+    public var environment: EnvironmentName
     /// The user the request acts for, as REST JSON (with `objectId`); nil when anonymous.
     public var user: JSONValue?
     /// How many hooks deep this request is: 0 for a client, 1 for writes a hook makes, ...
@@ -20,7 +26,7 @@ public struct Caller: Sendable, Hashable {
 
     /// Creates a caller.
     public init(
-        isMaster: Bool, environment: String = "production", user: JSONValue? = nil, hookDepth: Int = 0,
+        isMaster: Bool, environment: EnvironmentName = .production, user: JSONValue? = nil, hookDepth: Int = 0,
         skippedHooks: Set<HookKind> = []
     ) {
         self.isMaster = isMaster
@@ -33,13 +39,46 @@ public struct Caller: Sendable, Hashable {
     /// The id of the user the request acts for.
     public var userId: String? { user?["objectId"]?.stringValue }
 
-    /// The master caller, used by the host itself.
+    /// The master caller of production, used by the host itself.
     public static let master = Caller(isMaster: true)
 
     /// The same caller with every hook skipped: the data API's "without hooks".
     public var withoutHooks: Caller {
         var caller = self
         caller.skippedHooks = Set(HookKind.allCases)
+        return caller
+    }
+
+    /// Who Swift cloud code (functions, and hooks' `data`) acts as for this request: the
+    /// caller itself, its user and **its master key** when it carried one, in its environment and
+    /// depth; the hooks the request skipped are its own, not the code's. Swift code is the app's
+    /// own server code, written for this host: it gets the request's rights and asks for more
+    /// with `data.asMaster`.
+    public var forSwiftCode: Caller {
+        Caller(isMaster: isMaster, environment: environment, user: user, hookDepth: hookDepth)
+    }
+
+    /// Who one data call of JavaScript cloud code acts as, as LeanEngine's SDK decides it: each
+    /// call names its identity (`useMasterKey`, or a user's `sessionToken`); a call naming none
+    /// acts as the app with no user, **whatever key the request carried**. Code ported from
+    /// LeanEngine is written to that rule, and a promise shared between calls makes "whose step
+    /// is running" no identity. Environment and depth are the request's.
+    public func forScriptCall(useMasterKey: Bool, user: JSONValue?) -> Caller {
+        Caller(isMaster: useMasterKey, environment: environment, user: useMasterKey ? nil : user, hookDepth: hookDepth)
+    }
+
+    /// The server itself acting in this request's environment and depth: master rights, its
+    /// hooks run (a signup the server makes runs `_User`'s), no user unless one is given (the
+    /// user a login or verification concerns, as LeanEngine's `request.currentUser`).
+    public func asServer(for user: JSONValue? = nil) -> Caller {
+        Caller(isMaster: true, environment: environment, user: user, hookDepth: hookDepth)
+    }
+
+    /// One hook deeper: who a hook's own writes act as (Swift hooks; scripts derive each call's
+    /// from it with `forScriptCall`).
+    public var nested: Caller {
+        var caller = forSwiftCode
+        caller.hookDepth += 1
         return caller
     }
 }

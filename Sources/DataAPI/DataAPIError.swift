@@ -1,9 +1,11 @@
+public import JSON
+
 /// What went wrong in the data layer, with the LeanCloud error code the client will see.
 ///
 /// The code is LeanCloud's number (101, 111, 137, ...); the server maps codes to HTTP statuses in
 /// one place. Messages never contain document contents or secrets.
 public struct DataAPIError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A LeanCloud error code.
+    /// A LeanCloud error code, or one of the host's own failures (`isHostFailure`).
     public struct Code: RawRepresentable, Hashable, Sendable {
         /// The number sent to clients as `code`.
         public let rawValue: Int
@@ -63,6 +65,20 @@ public struct DataAPIError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let temporarilyUnavailable = Code(rawValue: 511)
         /// 305: a conditional update or delete matched nothing.
         public static let conditionNotMatched = Code(rawValue: 305)
+
+        // The host's own failures, numbered past LeanCloud's codes: their messages are for the
+        // operator and the log, never for a client (the server answers them as a plain 500).
+
+        /// The file content store failed: the disk, not the client.
+        public static let fileStoreFailure = Code(rawValue: 10_001)
+        /// An import can't go on: an unreadable file, a damaged archive. (A line that can't be
+        /// imported is not one of these: it is reported and skipped.)
+        public static let importFailure = Code(rawValue: 10_002)
+        /// Something the operator configured can't be used (a key set, a list).
+        public static let invalidConfiguration = Code(rawValue: 10_003)
+
+        /// Whether this is one of the host's own failures rather than a code for clients.
+        public var isHostFailure: Bool { rawValue >= 10_000 }
     }
 
     /// The LeanCloud error code.
@@ -80,4 +96,23 @@ public struct DataAPIError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// 305 as LeanCloud words it: a conditional update or delete whose `where` matched nothing.
     public static let noEffect = DataAPIError(.conditionNotMatched, "No effect on updating/deleting a document.")
+}
+
+extension DataAPIError {
+    /// 107 with the parser's own words: how malformed JSON text reaches a client.
+    public init(_ error: JSONSyntaxError) {
+        self.init(.malformedJSON, error.message)
+    }
+}
+
+extension JSONValue {
+    /// Parses JSON text the data layer reads back (stored documents, settings): a failure is
+    /// the data layer's 107, like every other error it throws.
+    static func parsed(_ bytes: some Collection<UInt8>) throws(DataAPIError) -> JSONValue {
+        do {
+            return try JSONValue(parsing: bytes)
+        } catch {
+            throw DataAPIError(error)
+        }
+    }
 }

@@ -1,3 +1,5 @@
+public import JSON
+
 /// The data API given to cloud functions and hooks: the REST API's operations, in process,
 /// on behalf of one caller. Writes run hooks unless the client is told not to.
 public struct DataClient: Sendable {
@@ -51,9 +53,9 @@ public struct DataClient: Sendable {
     public func find(
         _ className: String, where condition: JSONValue? = nil, order: [SortKey] = [], limit: Int = 100
     ) async throws -> [StoredObject] {
-        var parameters = ["limit": String(limit)]
-        if let condition { parameters["where"] = condition.jsonString }
-        if !order.isEmpty { parameters["order"] = order.map { ($0.descending ? "-" : "") + $0.key }.joined(separator: ",") }
-        return try await service.find(className, parameters: parameters, caller: caller).objects
+        var query: [String: JSONValue] = ["limit": .int(Int64(limit))]
+        if let condition { query["where"] = condition }
+        if !order.isEmpty { query["order"] = .string(order.map { ($0.descending ? "-" : "") + $0.key }.joined(separator: ",")) }
+        return try await service.find(className, query: query, caller: caller).objects
     }
 }

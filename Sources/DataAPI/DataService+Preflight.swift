@@ -1,3 +1,5 @@
+public import JSON
+
 extension DataService {
     /// Checks, without writing, what `create` (`id` nil), `update` or (`deleting`) `delete` would
     /// check before running any hook: the class rules and permissions, the fields `body` writes,
@@ -15,13 +17,13 @@ extension DataService {
         if !deleting { try await access.checkWritableFields(body, of: className) }
         guard let id else { return }
         let condition = try await checkObjectAccess(access, className, id: id, condition: condition)
-        guard try await storage.fetch(className, id: id) != nil else {
+        guard try await access.storage.fetch(className, id: id) != nil else {
             throw DataAPIError(.objectNotFound, "Object not found.")
         }
         guard let condition else { return }
         // The predicate the update's transaction checks, as a one-row query.
         let query = ObjectQuery(
             className: className, predicate: .and([.compare(key: "objectId", .equal, .string(id)), condition]), limit: 1)
-        if try await storage.find(query).isEmpty { throw DataAPIError.noEffect }
+        if try await access.storage.find(query).isEmpty { throw DataAPIError.noEffect }
     }
 }

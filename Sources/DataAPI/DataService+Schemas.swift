@@ -1,3 +1,5 @@
+public import JSON
+
 extension DataService {
     /// `GET /schemas` (master key): every class with the type of each field, in the shape of
     /// LeanCloud's schema API (`{"Class": {"field": {"type": "String"}, ...}, ...}`), so export
@@ -5,8 +7,9 @@ extension DataService {
     public func schemas(caller: Caller) async throws -> [String: JSONValue] {
         guard caller.isMaster else { throw DataAPIError(.operationForbidden, "Reading schemas needs the master key.") }
         var classes: [String: JSONValue] = [:]
+        let storage = storage(for: caller)
         for name in try await storage.classNames() {
-            classes[name] = try await schema(of: name)
+            classes[name] = try await schema(of: name, in: storage)
         }
         return classes
     }
@@ -15,11 +18,12 @@ extension DataService {
     public func schema(of className: String, caller: Caller) async throws -> JSONValue {
         try checkClassName(className)
         guard caller.isMaster else { throw DataAPIError(.operationForbidden, "Reading schemas needs the master key.") }
+        let storage = storage(for: caller)
         guard try await storage.classExists(className) else { throw Self.classNotFound }
-        return try await schema(of: className)
+        return try await schema(of: className, in: storage)
     }
 
-    private func schema(of className: String) async throws -> JSONValue {
+    private func schema(of className: String, in storage: any StorageEngine) async throws -> JSONValue {
         var fields: [String: JSONValue] = [
             "objectId": ["type": "String"], "createdAt": ["type": "Date"], "updatedAt": ["type": "Date"],
             "ACL": ["type": "ACL"],

@@ -1,12 +1,17 @@
+public import JSON
+
 /// The one entry point for reading and writing objects, whatever path the request took (REST,
 /// batch, and later functions and hooks): it checks names and access, parses the client's
 /// changes, and resolves includes and key selections.
 public struct DataService: Sendable {
-    /// The engine that stores objects.
-    public let storage: any StorageEngine
-    private let normalizer: ValueNormalizer
-    /// The hooks run around every operation; nil runs none.
-    public var hooks: (any WriteHooks)?
+    /// The engines objects are stored in, one per environment. Not public: every read and write
+    /// of an app goes through the service's methods, with their access checks and hooks.
+    package let engines: StorageEngines
+    /// The hooks run around every operation; nil runs none. Set by the Hooks module's
+    /// dispatcher (`HookDispatcher.hookedService`), never by app code.
+    package var hooks: (any WriteHooks)?
+    /// Who hears every committed write (LiveQuery, jobs); see `WriteListener`.
+    public var listeners: [any WriteListener] = []
     /// Whether `_User` find is open to every client by default (closed by default, as on
     /// LeanCloud: a client finds its own user only). Class settings stored for `_User` win.
     public var openUserQueries = false
@@ -29,15 +34,25 @@ public struct DataService: Sendable {
     /// Class settings read from storage, kept a second (shared by copies of the service).
     let settingsStore = ClassSettingsStore()
 
-    /// Creates a service over a storage engine; `knownClass` answers pointer-target checks.
-    public init(storage: any StorageEngine, knownClass: @escaping @Sendable (String) -> Bool) {
-        self.storage = storage
-        self.normalizer = ValueNormalizer(classExists: knownClass)
+    /// Creates a service over an engine per environment; each answers pointer-target checks
+    /// for its own data.
+    public init(engines: StorageEngines) {
+        self.engines = engines
     }
 
-    /// Creates a service over a storage engine, which answers pointer-target checks itself.
+    /// Creates a service over one storage engine for both environments.
     public init(storage: any StorageEngine) {
-        self.init(storage: storage, knownClass: { storage.isKnownClass($0) })
+        self.init(engines: StorageEngines(storage))
+    }
+
+    /// The engine a caller's data lives in: its environment's.
+    package func storage(for caller: Caller) -> any StorageEngine {
+        engines.engine(for: caller.environment)
+    }
+
+    /// Parses write bodies against the classes of a caller's engine (pointer targets).
+    private func normalizer(for storage: any StorageEngine) -> ValueNormalizer {
+        ValueNormalizer(classExists: { storage.isKnownClass($0) })
     }
 
     /// Creates a service over the embedded SQLite engine.
@@ -52,101 +67,97 @@ public struct DataService: Sendable {
     public func create(
         _ className: String, body: [String: JSONValue], objectId: String? = nil, caller: Caller
     ) async throws -> StoredObject {
+        try await creating(className, body: body, objectId: objectId, caller: caller).object
+    }
+
+    /// Creates an object as `create` does, telling also whether a `beforeSave` hook ran.
+    public func creating(
+        _ className: String, body: [String: JSONValue], objectId: String? = nil, caller: Caller
+    ) async throws -> Written {
+        try await creating(className, body: body, objectId: objectId, caller: caller, authDataChecked: false)
+    }
+
+    /// Creates an object; `authDataChecked` says a user's `authData` was verified already (a
+    /// third-party signup checks it once, before looking its account up).
+    func creating(
+        _ className: String, body: [String: JSONValue], objectId: String?, caller: Caller, authDataChecked: Bool
+    ) async throws -> Written {
         try checkWritable(className, id: nil, caller: caller)
+        let storage = storage(for: caller)
         let access = try await access(for: caller)
         try await access.check(.create, on: className)
         try await access.checkWritableFields(body, of: className)
-        var fields = body
-        var context: [String: JSONValue] = [:]
-        if let hooks = hooks(.beforeSave, className, caller) {
-            let event = try await hooks.runBefore(.beforeSave, HookEvent(className: className, object: body, caller: caller))
-            fields = Self.writable(event.object)
-            context = event.context
+        let event = ObjectEvent(className: className, object: body, caller: caller)
+        let hooked = try await aroundHooks(.create, event) { event, hooked in
+            var fields = hooked ? Self.writable(event.object) : event.object
+            // `"ACL": null` (what the SDKs send for "none set") takes the class default, as a missing one does.
+            if fields["ACL"] == .null { fields["ACL"] = nil }
+            if fields["ACL"] == nil, let acl = defaultACL(for: className, creator: caller.userId) { fields["ACL"] = acl }
+            for (key, value) in fieldDefaults[className] ?? [:] where fields[key] == nil { fields[key] = value }
+            // After the hook, which sees the password as the client sent it (as LeanEngine's do).
+            if className == "_User" {
+                try await prepareUser(&fields, id: nil, caller: caller, authDataChecked: authDataChecked)
+            }
+            if className == "_Role" { try await checkNewRole(fields, caller: caller) }
+            var changes = try ObjectChanges(body: fields, normalizer: normalizer(for: storage))
+            changes.objectId = objectId
+            let object = try await storage.create(className, changes: changes)
+            return (object, event.after(object))
         }
-        // `"ACL": null` (what the SDKs send for "none set") takes the class default, as a missing one does.
-        if fields["ACL"] == .null { fields["ACL"] = nil }
-        if fields["ACL"] == nil, let acl = defaultACL(for: className, creator: caller.userId) { fields["ACL"] = acl }
-        for (key, value) in fieldDefaults[className] ?? [:] where fields[key] == nil { fields[key] = value }
-        // After the hook, which sees the password as the client sent it (as LeanEngine's do).
-        if className == "_User" { try await prepareUser(&fields, id: nil, caller: caller) }
-        if className == "_Role" { try await checkNewRole(fields, caller: caller) }
-        var changes = try ObjectChanges(body: fields, normalizer: normalizer)
-        changes.objectId = objectId
-        let object = try await storage.create(className, changes: changes)
-        if let hooks = hooks(.afterSave, className, caller) {
-            await hooks.runAfter(
-                .afterSave, HookEvent(className: className, object: object.restJSON(), context: context, caller: caller))
-        }
-        return object
+        return Written(object: hooked.value, changedKeys: [], ranBeforeHook: hooked.ranBeforeHook)
     }
 
     /// Updates an object from a request body, if it matches `condition`, running
     /// `beforeUpdate` (whose changes are applied) and `afterUpdate`.
     public func update(
         _ className: String, id: String, body: [String: JSONValue], condition: QueryPredicate? = nil, caller: Caller
-    ) async throws -> (object: StoredObject, changedKeys: [String]) {
+    ) async throws -> Written {
         try checkWritable(className, id: id, caller: caller)
+        let storage = storage(for: caller)
         let access = try await access(for: caller)
         try await access.check(.update, on: className)
         try await access.checkWritableFields(body, of: className)
         let condition = try await checkObjectAccess(access, className, id: id, condition: condition)
-        let before = hooks(.beforeUpdate, className, caller)
-        let after = hooks(.afterUpdate, className, caller)
-        var fields = body
-        var context: [String: JSONValue] = [:]
-        // Hooks see the object as it was; without hooks the read is skipped.
-        let original = before != nil || after != nil ? try await existing(className, id: id) : nil
-        if let before {
-            var object = body
-            object["objectId"] = .string(id)
-            let event = try await before.runBefore(
-                .beforeUpdate,
-                HookEvent(className: className, object: object, original: original, updatedKeys: body.keys.sorted(), caller: caller))
-            fields = Self.writable(event.object)
-            context = event.context
+        // Hooks and listeners see the object as it was; with none of them the read is skipped.
+        let original = needsOriginal(.update, className, caller) ? try await existing(className, id: id, in: storage) : nil
+        var object = body
+        object["objectId"] = .string(id)
+        let event = ObjectEvent(
+            className: className, object: object, original: original, updatedKeys: body.keys.sorted(), caller: caller)
+        let hooked = try await aroundHooks(.update, event) { event, hooked in
+            var fields = hooked ? Self.writable(event.object) : body
+            if className == "_User" { try await prepareUser(&fields, id: id, caller: caller) }
+            if className == "_Role" { try await checkRoleUpdate(fields, id: id, caller: caller) }
+            let changes = try ObjectChanges(body: fields, normalizer: normalizer(for: storage))
+            let object = try await storage.update(className, id: id, changes: changes, condition: condition)
+            let changedKeys = changes.fields.keys.sorted()
+            return ((object, changedKeys), event.after(object, updatedKeys: changedKeys))
         }
-        if className == "_User" { try await prepareUser(&fields, id: id, caller: caller) }
-        if className == "_Role" { try await checkRoleUpdate(fields, id: id, caller: caller) }
-        let changes = try ObjectChanges(body: fields, normalizer: normalizer)
-        let object = try await storage.update(className, id: id, changes: changes, condition: condition)
-        let changedKeys = changes.fields.keys.sorted()
-        if let after {
-            await after.runAfter(
-                .afterUpdate,
-                HookEvent(
-                    className: className, object: object.restJSON(), original: original, updatedKeys: changedKeys,
-                    context: context, caller: caller))
-        }
-        return (object, changedKeys)
+        return Written(object: hooked.value.0, changedKeys: hooked.value.1, ranBeforeHook: hooked.ranBeforeHook)
     }
 
     /// Deletes an object, if it matches `condition`, running `beforeDelete` and `afterDelete`.
     public func delete(_ className: String, id: String, condition: QueryPredicate? = nil, caller: Caller) async throws {
         try checkWritable(className, id: id, caller: caller)
+        let storage = storage(for: caller)
         let access = try await access(for: caller)
         try await access.check(.delete, on: className)
         let condition = try await checkObjectAccess(access, className, id: id, condition: condition)
-        let before = hooks(.beforeDelete, className, caller)
-        let after = hooks(.afterDelete, className, caller)
-        guard before != nil || after != nil else {
+        guard needsOriginal(.delete, className, caller) else {
             return try await storage.delete(className, id: id, condition: condition)
         }
-        let original = try await existing(className, id: id)
-        var context: [String: JSONValue] = [:]
-        if let before {
-            let event = try await before.runBefore(
-                .beforeDelete,
-                HookEvent(className: className, object: original.restJSON(), original: original, caller: caller))
-            context = event.context
+        let original = try await existing(className, id: id, in: storage)
+        let event = ObjectEvent(className: className, object: original.restJSON(), original: original, caller: caller)
+        _ = try await aroundHooks(.delete, event) { event, _ in
+            try await storage.delete(className, id: id, condition: condition)
+            return ((), event)
         }
-        try await storage.delete(className, id: id, condition: condition)
-        if let after {
-            await after.runAfter(
-                .afterDelete,
-                HookEvent(
-                    className: className, object: original.restJSON(), original: original, context: context,
-                    caller: caller))
-        }
+    }
+
+    /// Whether a write must read the object first: a hook or a listener will be shown it.
+    private func needsOriginal(_ operation: HookedWrite, _ className: String, _ caller: Caller) -> Bool {
+        if !listeners.isEmpty, !Names.internalClasses.contains(className) { return true }
+        return willRun(operation.before, className, caller: caller) || willRun(operation.after, className, caller: caller)
     }
 
     /// The object with this id, with pointers in `include` resolved; nil when it doesn't exist.
@@ -157,6 +168,7 @@ public struct DataService: Sendable {
     ) async throws -> StoredObject? {
         try checkClassName(className)
         try await checkIncludes(include, of: className)
+        let storage = storage(for: caller)
         let access = try await access(for: caller)
         try await access.check(.get, on: className)
         // An object the caller may not read is answered as one that doesn't exist.
@@ -173,6 +185,7 @@ public struct DataService: Sendable {
         objects: [StoredObject], count: Int?
     ) {
         try checkClassName(query.className)
+        let storage = storage(for: caller)
         let access = try await access(for: caller)
         // Every class, field and subquery of the query is checked, and rows the caller can't
         // read are filtered in the query itself (subqueries included), so pages and counts agree.
@@ -195,6 +208,7 @@ public struct DataService: Sendable {
     /// - Parameter asUser: the user whose view it is when that isn't the caller's (a signup
     ///   answers the new user its own private fields).
     public func answering(_ object: StoredObject, caller: Caller, asUser: String? = nil) async throws -> StoredObject? {
+        let storage = storage(for: caller)
         let access = try await access(for: caller)
         guard access.canRead(object) || (asUser != nil && asUser == object.objectId) else { return nil }
         let viewed = access.isMaster ? object : try await access.view(object, asUser: asUser ?? caller.userId)
@@ -219,31 +233,27 @@ public struct DataService: Sendable {
         return sent
     }
 
-    /// The objects matching a query given as REST parameters (`where`, `order`, `limit`, ...),
-    /// running `beforeFind` (which may change the parameters) and `afterFind` (which may change
-    /// the results).
+    /// The objects matching a query given as its REST parameters in JSON (`where` as an object,
+    /// `order`, `limit`, ...: `ObjectQuery(className:query:)`), running `beforeFind` (which may
+    /// change the parameters) and `afterFind` (which may change the results). The JSON is what
+    /// both hooks see: structured from the client's text once, never printed and parsed again.
+    public func find(
+        _ className: String, query parameters: [String: JSONValue], withCount: Bool = false, caller: Caller
+    ) async throws -> (query: ObjectQuery, objects: [StoredObject], count: Int?) {
+        var event = ObjectEvent(className: className, object: parameters, caller: caller)
+        event = try await runBefore(.beforeFind, event) ?? event
+        let query = try ObjectQuery(className: className, query: event.object)
+        var (objects, count) = try await find(query, withCount: withCount, caller: caller)
+        event.results = objects
+        if let found = try await runBefore(.afterFind, event) { objects = found.results }
+        return (query, objects, count)
+    }
+
+    /// `find(_:query:withCount:caller:)` with the parameters as the text of a URL.
     public func find(
         _ className: String, parameters: [String: String], withCount: Bool = false, caller: Caller
     ) async throws -> (query: ObjectQuery, objects: [StoredObject], count: Int?) {
-        var parameters = parameters
-        var context: [String: JSONValue] = [:]
-        if let hooks = hooks(.beforeFind, className, caller) {
-            let event = try await hooks.runBefore(
-                .beforeFind, HookEvent(className: className, object: QueryParameters.json(parameters), caller: caller))
-            parameters = try QueryParameters.text(event.object)
-            context = event.context
-        }
-        let query = try ObjectQuery(className: className, parameters: parameters)
-        var (objects, count) = try await find(query, withCount: withCount, caller: caller)
-        if let hooks = hooks(.afterFind, className, caller) {
-            let event = try await hooks.runBefore(
-                .afterFind,
-                HookEvent(
-                    className: className, object: QueryParameters.json(parameters), results: objects, context: context,
-                    caller: caller))
-            objects = event.results
-        }
-        return (query, objects, count)
+        try await find(className, query: ObjectQuery.json(parameters), withCount: withCount, caller: caller)
     }
 
     /// One page of a walk over a class in objectId order (master key only), with the cursor of
@@ -256,6 +266,7 @@ public struct DataService: Sendable {
         guard (1...ObjectQuery.maxLimit).contains(limit) else {
             throw DataAPIError(.invalidQuery, "limit must be an integer from 1 to \(ObjectQuery.maxLimit).")
         }
+        let storage = storage(for: caller)
         guard try await storage.classExists(className) else { throw Self.classNotFound }
         let objects = try await storage.scan(className, predicate: predicate, after: cursor, limit: limit)
         return (objects, objects.count == limit ? objects.last?.objectId : nil)
@@ -268,16 +279,8 @@ public struct DataService: Sendable {
         return .object(acl)
     }
 
-    /// The hooks to run for an operation, nil when none is registered or the caller skips it.
-    func hooks(_ kind: HookKind, _ className: String, _ caller: Caller) -> (any WriteHooks)? {
-        guard let hooks, !caller.skippedHooks.contains(kind), hooks.hasHook(kind, for: className, caller: caller) else {
-            return nil
-        }
-        return hooks
-    }
-
     /// The stored object a hook needs to see; 101 when it doesn't exist, as the write would.
-    private func existing(_ className: String, id: String) async throws -> StoredObject {
+    private func existing(_ className: String, id: String, in storage: any StorageEngine) async throws -> StoredObject {
         guard let object = try await storage.fetch(className, id: id) else {
             throw DataAPIError(.objectNotFound, "Object not found.")
         }

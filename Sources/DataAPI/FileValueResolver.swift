@@ -1,3 +1,5 @@
+import JSON
+
 /// Answers File values as LeanCloud does: a stored File names only its `_File` object's id, and
 /// every answer (fetch, query, include, wherever the value sits) gets that file's `url`, `name`,
 /// `mime_type` and `metaData` from the `_File` object itself, fetched once per answer.

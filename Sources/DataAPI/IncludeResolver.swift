@@ -1,3 +1,5 @@
+import JSON
+
 /// Replaces Pointers named by `include` paths (`author`, `post.author`) with the objects they
 /// point to, fetching each class's targets in one batch per level. File values need no include:
 /// `FileValueResolver` answers every one of them.
@@ -30,7 +32,7 @@ struct IncludeResolver: Sendable {
                 // Internal classes are never allowed a client (`allows`).
                 guard Names.isValidClassName(className), try await access.allows(.get, on: className) else { continue }
                 var fetched: [StoredObject] = []
-                for object in try await access.service.storage.fetch(className, ids: Array(ids)) where access.canRead(object) {
+                for object in try await access.storage.fetch(className, ids: Array(ids)) where access.canRead(object) {
                     // The view first: a hidden field's Pointer is not followed.
                     fetched.append(try await access.view(object))
                 }

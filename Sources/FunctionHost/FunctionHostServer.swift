@@ -1,4 +1,4 @@
-public import DataAPI
+import DataAPI
 import Foundation
 import Hooks
 public import Hummingbird
@@ -29,7 +29,10 @@ public enum FunctionHostServer {
         configuration: HostConfiguration, databases: Databases, logger: Logger
     ) async throws -> some ApplicationProtocol {
         let services = try await makeServices(configuration: configuration, databases: databases, logger: logger)
-        let router = makeRouter(configuration: configuration, services: services)
+        // The LAS and MaxLeap dialects are served at the edge, around the router.
+        let router = DialectRouter(
+            router: makeRouter(configuration: configuration, services: services),
+            bodyLimits: BodyLimits(largest: configuration.maxBodySize))
         var lifetimes: [any Service] = [
             databases.lifetime,
             DeployWatch(deployer: services.deployer, interval: configuration.deployCheckInterval, logger: logger),
@@ -53,30 +56,36 @@ public enum FunctionHostServer {
     static func makeServices(configuration: HostConfiguration, databases: Databases, logger: Logger) async throws -> Services {
         let metrics = HostMetrics()
         // Every route and data API uses the hooked service: no write path can miss a hook.
-        var plain = DataService(storage: MeasuredStorage(databases.storage, metrics: metrics))
+        let engines = databases.engines
+        var plain = DataService(
+            engines: StorageEngines(
+                production: MeasuredStorage(engines.production, metrics: metrics),
+                staging: MeasuredStorage(engines.staging, metrics: metrics)))
         plain.openUserQueries = configuration.openUserQueries
         plain.defaultACLs = configuration.defaultACLs
         plain.fieldDefaults = configuration.fieldDefaults
         plain.anyoneCreatesRoles = configuration.anyoneCreatesRoles
         plain.authDataVerification = configuration.authDataVerification
+        plain.listeners = configuration.writeListeners
         // Identity tokens expire on the server's clock, as logins lock on it.
         plain.authDataVerification.now = configuration.clock
         let functionLogs = FunctionLogs()
-        let hooks = HookDispatcher(
-            service: plain, registry: configuration.functions.hooks, limits: configuration.hookLimits,
-            logger: logger.recording(into: functionLogs), onAfterFailure: configuration.onAfterHookFailure,
-            onInvocation: { run in
-                metrics.recordHook(
-                    kind: run.kind.rawValue, className: run.className, environment: run.environment, failed: run.failed,
-                    duration: run.duration)
-            })
-        let data = hooks.hookedService
-        // Each environment loads the version it runs (the functions directory, at first start).
+        // Each environment loads the version it runs (the functions directory, at first start);
+        // its hooks are read from there at every operation.
         let environments = Environments(
-            base: configuration.functions, hooks: hooks,
+            base: configuration.functions,
             settings: .init(
                 timeout: configuration.javaScriptTimeout, outbound: configuration.outbound, logger: logger,
                 collectsGarbageBeforeEachStep: configuration.javaScriptCollectsGarbageBeforeEachStep))
+        let hooks = HookDispatcher(
+            service: plain, hooks: environments, limits: configuration.hookLimits,
+            logger: logger.recording(into: functionLogs), onAfterFailure: configuration.onAfterHookFailure,
+            onInvocation: { run in
+                metrics.recordHook(
+                    kind: run.kind.rawValue, className: run.className, environment: run.environment.rawValue, failed: run.failed,
+                    duration: run.duration)
+            })
+        let data = hooks.hookedService
         let deployer = Deployer(store: DeployStore(data: data), environments: environments)
         try await deployer.start(functionsDirectory: configuration.functionsDirectory)
         let sender =
@@ -175,6 +184,10 @@ public enum FunctionHostServer {
         endpoint.files = services.files
         endpoint.gate = services.gate
         endpoint.ownersMayDeleteFiles = configuration.ownersMayDeleteFiles
+        DialectRoutes(
+            endpoint: endpoint, accounts: accounts, files: services.files,
+            ownersMayDeleteFiles: configuration.ownersMayDeleteFiles
+        ).register(on: router)
         for prefix in ["1", "1.1"] {
             let group = router.group(RouterPath(prefix))
             ObjectRoutes(endpoint: endpoint).register(on: group, prefix: prefix)

@@ -1,6 +1,7 @@
+import CallSupport
 public import DataAPI
+import JSON
 public import Logging
-import Synchronization
 
 /// Runs the registered hooks around the data service's operations: the `WriteHooks` that
 /// `DataService` calls on every path.
@@ -49,14 +50,16 @@ public final class HookDispatcher: WriteHooks {
         /// The class.
         public var className: String
         /// The environment whose hook ran.
-        public var environment: String
+        public var environment: EnvironmentName
         /// How long it took.
         public var duration: Duration
         /// Whether it threw, or ran out of time.
         public var failed: Bool
     }
 
-    private let registries: Mutex<[String: HookRegistry]>
+    /// Where each environment's hooks are read, at each operation: one place holds what an
+    /// environment runs (the host's deploys), so a deploy swaps functions and hooks together.
+    private let source: any HookSource
     private let service: DataService
     private let limits: Limits
     private let logger: Logger
@@ -65,16 +68,17 @@ public final class HookDispatcher: WriteHooks {
     /// Ends Swift hooks that run past their deadline.
     private let deadlines = DeadlineWatch()
 
-    /// Creates a dispatcher over `service` (whose own `hooks` it will be) with the same hooks in
-    /// every environment until `replace` says otherwise.
+    /// Creates a dispatcher over `service` (whose own `hooks` it will be) running the hooks
+    /// `source` gives for each operation's environment (a `HookRegistry` gives the same hooks in
+    /// every environment).
     public init(
-        service: DataService, registry: HookRegistry, limits: Limits = Limits(), logger: Logger,
+        service: DataService, hooks source: any HookSource, limits: Limits = Limits(), logger: Logger,
         onAfterFailure: (@Sendable (Failure) -> Void)? = nil, onInvocation: (@Sendable (Invocation) -> Void)? = nil
     ) {
         var service = service
         service.hooks = nil
         self.service = service
-        self.registries = Mutex(["production": registry, "staging": registry])
+        self.source = source
         self.limits = limits
         self.logger = logger
         self.onAfterFailure = onAfterFailure
@@ -88,41 +92,23 @@ public final class HookDispatcher: WriteHooks {
         return service
     }
 
-    /// Swaps the hooks of one environment at once (a deploy): operations already running keep
-    /// the hooks they started with.
-    public func replace(_ registry: HookRegistry, for environment: String) {
-        registries.withLock { $0[environment] = registry }
+    public func hasHook(_ kind: HookKind, for className: String, in environment: EnvironmentName) -> Bool {
+        source.hooks(in: environment).contains(kind, className)
     }
 
-    /// The hooks of an environment.
-    public func registry(for environment: String) -> HookRegistry {
-        registries.withLock { $0[environment] ?? HookRegistry() }
-    }
-
-    public func hasHook(_ kind: HookKind, for className: String, caller: Caller) -> Bool {
-        registry(for: caller.environment).contains(kind, className)
-    }
-
-    public func runBefore(_ kind: HookKind, _ event: HookEvent) async throws -> HookEvent {
-        guard let entry = registry(for: event.caller.environment).entry(kind, event.className) else { return event }
-        let request = try request(kind, event, timeout: limits.beforeTimeout)
-        let done: HookRequest
+    public func runBefore(_ kind: HookKind, _ event: ObjectEvent) async throws -> ObjectEvent {
+        guard let entry = source.hooks(in: event.caller.environment).entry(kind, event.className) else { return event }
         do {
-            done = try await run(entry, request, kind: kind)
-        } catch var error as HookError where kind == .onLogin {
-            // A refused login is unauthorized, whichever way the user logged in.
-            error.status = 401
+            return try await run(entry, try request(kind, event, timeout: limits.beforeTimeout), kind: kind).event
+        } catch var error as HookError {
+            // Which hook stopped it decides how the host answers (a refused login is unauthorized).
+            error.hook = kind
             throw error
         }
-        var event = event
-        event.object = done.object
-        event.context = done.context
-        event.results = done.results
-        return event
     }
 
-    public func runAfter(_ kind: HookKind, _ event: HookEvent) async {
-        guard let entry = registry(for: event.caller.environment).entry(kind, event.className) else { return }
+    public func runAfter(_ kind: HookKind, _ event: ObjectEvent) async {
+        guard let entry = source.hooks(in: event.caller.environment).entry(kind, event.className) else { return }
         do {
             _ = try await run(entry, try request(kind, event, timeout: limits.afterTimeout), kind: kind)
         } catch {
@@ -139,24 +125,21 @@ public final class HookDispatcher: WriteHooks {
         }
     }
 
-    private func request(_ kind: HookKind, _ event: HookEvent, timeout: Duration) throws(HookError) -> HookRequest {
+    private func request(_ kind: HookKind, _ event: ObjectEvent, timeout: Duration) throws(HookError) -> HookRequest {
         let depth = event.caller.hookDepth + 1
         guard depth <= limits.maxDepth else {
             throw HookError(
                 code: 142,
                 message: "Hooks nested more than \(limits.maxDepth) deep: the \(kind.rawValue) hook of \(event.className) was not run. Do hooks write each other's classes?")
         }
-        // The hook's data API acts as the request's caller; `data.asMaster` when it needs more.
-        let caller = Caller(
-            isMaster: event.caller.isMaster, environment: event.caller.environment, user: event.caller.user, hookDepth: depth)
         let tags: Logger.Metadata = [
-            "hook": .string(kind.rawValue), "class": .string(event.className), "environment": .string(event.caller.environment),
+            "hook": .string(kind.rawValue), "class": .string(event.className),
+            "environment": .string(event.caller.environment.rawValue),
         ]
+        // The hook's data API acts as the request's caller, one level deeper (`Caller.nested`).
         return HookRequest(
-            kind: kind, className: event.className, object: event.object, original: event.original,
-            updatedKeys: event.updatedKeys, results: event.results, context: event.context, user: event.caller.user,
-            environment: event.caller.environment, deadline: .now + timeout, taggedLogger: TaggedLogger(logger, tags: tags),
-            data: DataClient(service: hookedService, caller: caller))
+            kind: kind, event: event, deadline: .now + timeout, taggedLogger: TaggedLogger(logger, tags: tags),
+            data: DataClient(service: hookedService, caller: event.caller.nested))
     }
 
     /// Runs a hook, reporting how it went to `onInvocation`.

@@ -1,8 +1,14 @@
 public import DataAPI
 
+/// Where a `HookDispatcher` reads the hooks of an environment, at each operation.
+public protocol HookSource: Sendable {
+    /// The hooks an environment runs now.
+    func hooks(in environment: EnvironmentName) -> HookRegistry
+}
+
 /// The hooks of one environment: at most one handler per kind and class, registered before the
 /// host starts (Swift) or when code is loaded (JavaScript).
-public struct HookRegistry: Sendable {
+public struct HookRegistry: HookSource {
     /// A hook: changes the request in place (before-hooks), or throws to reject.
     public typealias Handler = @Sendable (inout HookRequest) async throws -> Void
 
@@ -21,6 +27,9 @@ public struct HookRegistry: Sendable {
 
     /// An empty registry.
     public init() {}
+
+    /// The same hooks in every environment.
+    public func hooks(in environment: EnvironmentName) -> HookRegistry { self }
 
     /// Registers a hook. Registering the same kind and class twice is a programming error.
     ///

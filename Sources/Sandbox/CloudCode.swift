@@ -1,4 +1,4 @@
-public import DataAPI
+public import JSON
 import Synchronization
 
 /// JavaScript cloud code loaded into a pool of workers: `AV.Cloud.define`d functions, called

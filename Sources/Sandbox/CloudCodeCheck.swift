@@ -1,4 +1,4 @@
-import DataAPI
+import JSON
 
 /// What a LeanEngine project uses that this sandbox does not have, file by file and line by
 /// line: npm packages and Node's built-in modules, `process` beyond `process.env`, Node globals,

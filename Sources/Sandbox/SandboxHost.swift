@@ -1,4 +1,4 @@
-public import DataAPI
+public import JSON
 
 /// What cloud code may ask of the host beyond pure computation: the data API, outbound HTTP,
 /// other functions. Nothing else crosses out of the sandbox.

@@ -1,4 +1,4 @@
-public import DataAPI
+import JSON
 
 /// One worker of a `CloudCode`: loads the code into the worker's engine, gives the script its
 /// native entry points, and runs each step of an invocation under the invocation's budget.

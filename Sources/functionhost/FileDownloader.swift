@@ -24,11 +24,11 @@ struct FileDownloader: Sendable {
     /// Writes what `url` answers to `destination`; throws on a non-200 answer.
     func download(_ url: String, to destination: String) async throws {
         let response = try await client.execute(HTTPClientRequest(url: url), timeout: Self.timeout)
-        guard response.status == .ok else { throw ImportError("HTTP \(response.status.code)") }
+        guard response.status == .ok else { throw DataAPIError(.importFailure, "HTTP \(response.status.code)") }
         let partial = destination + ".part"
         guard FileManager.default.createFile(atPath: partial, contents: nil),
             let handle = FileHandle(forWritingAtPath: partial)
-        else { throw ImportError("can't write \(partial)") }
+        else { throw DataAPIError(.importFailure, "can't write \(partial)") }
         do {
             for try await buffer in response.body {
                 try handle.write(contentsOf: Data(buffer.readableBytesView))

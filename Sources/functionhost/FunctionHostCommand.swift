@@ -82,11 +82,11 @@ struct Serve: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         // Read first, so a bad allow-list stops the command before anything is written (the user
         // options check themselves in `validate`, before `run`).
-        let outbound: [String: OutboundPolicy]
+        let outbound: [EnvironmentName: OutboundPolicy]
         do {
             outbound = [
-                "production": try OutboundPolicy(list: allowHTTP ?? environment["FUNCTIONHOST_ALLOW_HTTP"] ?? ""),
-                "staging": try OutboundPolicy(
+                .production: try OutboundPolicy(list: allowHTTP ?? environment["FUNCTIONHOST_ALLOW_HTTP"] ?? ""),
+                .staging: try OutboundPolicy(
                     list: stagingAllowHTTP ?? environment["FUNCTIONHOST_STAGING_ALLOW_HTTP"] ?? ""),
             ]
         } catch {

@@ -100,7 +100,7 @@ struct Import: AsyncParsableCommand {
         if let filesDirectory, let baseURL = resolvedPublicURL {
             let store = try LocalFileStore(directory: URL(fileURLWithPath: dataDirectory).appendingPathComponent("files"))
             try FileManager.default.createDirectory(atPath: filesDirectory, withIntermediateDirectories: true)
-            var fileBytes = ExportFileBytes(sourceDirectory: filesDirectory, store: store, baseURL: baseURL)
+            var fileBytes = ExportFileBytes(sourceDirectory: filesDirectory, store: store, urls: .served(at: baseURL))
             if let downloader {
                 fileBytes.download = { url, destination in try await downloader.download(url, to: destination) }
             }
@@ -113,7 +113,7 @@ struct Import: AsyncParsableCommand {
             } else if let path {
                 try await importer.importPath(path)
             }
-        } catch let error as ImportError {
+        } catch let error as DataAPIError where error.code == .importFailure {
             return .failure(ImportFailure(message: error.message, summary: importer.summary))
         } catch let error as ClientFailure {
             return .failure(ImportFailure(message: error.message, summary: importer.summary))

@@ -1,5 +1,6 @@
 import DataAPI
 import Foundation
+import JSON
 
 /// The summary an import prints: per class what was read, written and already there, relation
 /// members, class settings, file bytes, the skipped lines with their reasons, and what was noticed.

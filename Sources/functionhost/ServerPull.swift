@@ -1,6 +1,7 @@
 import ArgumentParser
 import DataAPI
 import Foundation
+import JSON
 import NIOHTTP1
 
 /// `import --from-server`: reads a live app's classes through its REST API (master key) and hands

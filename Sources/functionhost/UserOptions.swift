@@ -2,6 +2,7 @@ import ArgumentParser
 import DataAPI
 import Foundation
 import FunctionHost
+import JSON
 
 /// The options of `serve` about users: verification messages, default ACLs, third-party logins.
 struct UserOptions: ParsableArguments {
@@ -136,7 +137,7 @@ extension UserOptions {
                 configuration.authDataVerification.verifiers[AppleIDVerifier.provider] = try AppleIDVerifier(
                     jwksFile: path, clientIds: clientIds)
             } catch {
-                throw ValidationError("--apple-jwks: \(error)")
+                throw ValidationError("--apple-jwks: \(error.message)")
             }
         default:
             throw ValidationError("--apple-jwks and --apple-client-id go together: the key set checks the signature, the ids the audience.")

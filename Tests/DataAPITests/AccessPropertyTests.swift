@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import TestSupport
 import Testing
 
@@ -367,7 +368,7 @@ import Testing
                     return .written
                 }
                 // One the caller can't read is refused whatever the condition: it can't tell.
-                let readable = try await reference.storage.fetch(className, id: id) != nil
+                let readable = try await reference.engines.production.fetch(className, id: id) != nil
                 var expected = Outcome.refused(119)
                 if readable, !maker.namesHidden {
                     expected = try await outcome {
@@ -379,7 +380,7 @@ import Testing
                 // The other users' copies holding the object follow the write.
                 if answer == .written {
                     for (other, copy) in copies where other != user {
-                        guard try await copy.storage.fetch(className, id: id) != nil else { continue }
+                        guard try await copy.engines.production.fetch(className, id: id) != nil else { continue }
                         _ = try await copy.update(className, id: id, body: body, caller: .master)
                     }
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Testing
 
 @testable import DataAPI
@@ -73,9 +74,9 @@ import Testing
         #expect(try Self.lines(GzipBytes(FileBytes(path: root + "/ab.gz"))) == ["one", "two"])
 
         try Self.run(["sh", "-c", "head -c 10000 /dev/urandom > big && gzip -c big | head -c 2000 > cut.gz"], in: root)
-        #expect(throws: ImportError.self) { _ = try Self.lines(GzipBytes(FileBytes(path: root + "/cut.gz"))) }
+        #expect(throws: DataAPIError.self) { _ = try Self.lines(GzipBytes(FileBytes(path: root + "/cut.gz"))) }
         try Self.run(["sh", "-c", "printf 'not gzip at all' > bad.gz"], in: root)
-        #expect(throws: ImportError.self) { _ = try Self.lines(GzipBytes(FileBytes(path: root + "/bad.gz"))) }
+        #expect(throws: DataAPIError.self) { _ = try Self.lines(GzipBytes(FileBytes(path: root + "/bad.gz"))) }
     }
 
     @Test func fileNamesSayWhatTheyHold() {
@@ -116,7 +117,7 @@ import Testing
                 _ = try ExportDecoder().decode(try JSONValue(parsing: Array(text.utf8)), className: className, line: Array(text.utf8))
                 return nil
             } catch {
-                return error
+                return error as? DataAPIError
             }
         }
         #expect(refusal("[1,2]")?.code == .malformedJSON)

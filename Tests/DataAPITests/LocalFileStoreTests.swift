@@ -36,7 +36,7 @@ import Testing
             try write("partial", to: writer)
             writer.abandon()
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.appendingPathComponent(".incoming").path).isEmpty)
-            #expect(throws: FileStoreError.self) { try writer.finish(key: "k2") }
+            #expect(throws: DataAPIError.self) { try writer.finish(key: "k2") }
         }
     }
 
@@ -56,7 +56,7 @@ import Testing
             #expect(try store.content(forKey: "../functionhost.sqlite") == nil)
             #expect(try store.content(forKey: ".incoming") == nil)
             let writer = try store.beginWrite()
-            #expect(throws: FileStoreError.self) { try writer.finish(key: "../escape") }
+            #expect(throws: DataAPIError.self) { try writer.finish(key: "../escape") }
         }
     }
 

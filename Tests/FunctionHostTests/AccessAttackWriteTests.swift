@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import HTTPTypes
+import JSON
 import TestSupport
 import Testing
 

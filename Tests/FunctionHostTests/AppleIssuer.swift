@@ -4,6 +4,7 @@ import TestSupport
 import _CryptoExtras
 
 @testable import FunctionHost
+import JSON
 
 /// Sign in with Apple played by the tests: an RSA key of its own, published as a JSON Web Key
 /// Set file, signing identity tokens the way Apple does (RS256, `kid` in the header), so the

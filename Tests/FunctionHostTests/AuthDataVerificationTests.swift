@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import Hooks
+import JSON
 import TestSupport
 import Testing
 
@@ -204,13 +205,13 @@ import Testing
     }
 
     @Test func aKeySetThatCantBeUsedIsRefusedAtStart() throws {
-        #expect(throws: AppleIDVerifier.KeySetError.self) { try AppleIDVerifier(jwks: Array("{}".utf8), clientIds: ["a"]) }
-        #expect(throws: AppleIDVerifier.KeySetError.self) {
+        #expect(throws: DataAPIError.self) { try AppleIDVerifier(jwks: Array("{}".utf8), clientIds: ["a"]) }
+        #expect(throws: DataAPIError.self) {
             try AppleIDVerifier(jwks: Array(#"{"keys":[{"kty":"RSA","kid":"k","n":"AQAB","e":"AQAB"}]}"#.utf8), clientIds: ["a"])
         }
         let jwks = Array(try AppleIssuer().jwks().jsonString.utf8)
-        #expect(throws: AppleIDVerifier.KeySetError.self) { try AppleIDVerifier(jwks: jwks, clientIds: []) }
-        #expect(throws: AppleIDVerifier.KeySetError.self) { try AppleIDVerifier(jwksFile: "/nonexistent/keys.json", clientIds: ["a"]) }
+        #expect(throws: DataAPIError.self) { try AppleIDVerifier(jwks: jwks, clientIds: []) }
+        #expect(throws: DataAPIError.self) { try AppleIDVerifier(jwksFile: "/nonexistent/keys.json", clientIds: ["a"]) }
         _ = try AppleIDVerifier(jwks: jwks, clientIds: ["a"])
     }
 }

@@ -1,3 +1,4 @@
+import CallSupport
 import Foundation
 import Hooks
 import Logging

@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import HTTPTypes
+import JSON
 import Logging
 import Synchronization
 import TestSupport
@@ -133,7 +134,7 @@ import Testing
         var functions = FunctionRegistry()
         functions.define("swiftVariable") { request in request.variables["GREETING"] ?? "none" }
         var stagingOnly = FunctionRegistry.Options()
-        stagingOnly.environments = ["staging"]
+        stagingOnly.environments = [.staging]
         functions.define("tryMe", options: stagingOnly) { _ in "staging only" }
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import DataAPI
 import Foundation
 import HTTPTypes
+import JSON
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import Hooks
 import HummingbirdTesting
+import JSON
 import NIOCore
 import NIOHTTP1
 import TestSupport

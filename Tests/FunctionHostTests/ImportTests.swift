@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import HTTPTypes
+import JSON
 import TestSupport
 import Testing
 
@@ -124,7 +125,7 @@ import Testing
         let whole = try Data(contentsOf: URL(fileURLWithPath: fixture.archive))
         let cut = fixture.root + "/cut.tar.gz"
         try whole.prefix(whole.count - 40).write(to: URL(fileURLWithPath: cut))
-        await #expect(throws: ImportError.self) { _ = try await fixture.importInto(directory, path: cut) }
+        await #expect(throws: DataAPIError.self) { _ = try await fixture.importInto(directory, path: cut) }
         // Running the whole archive afterwards completes the database.
         let completed = try await fixture.importInto(directory)
         #expect(completed.written + completed.existing == 10, "\(completed)")

@@ -31,7 +31,7 @@ import Testing
         try script.write(toFile: directory + "/fetch.js", atomically: true, encoding: .utf8)
         let policy = try OutboundPolicy(allowing: hosts)
         try await TestServer.run(
-            dataDirectory: directory, functionsDirectory: directory, configure: { $0.outbound["production"] = policy }, body)
+            dataDirectory: directory, functionsDirectory: directory, configure: { $0.outbound[.production] = policy }, body)
     }
 
     @Test func listedHostsAreReachedWithFetchAndHTTPRequest() async throws {

@@ -2,6 +2,9 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdTesting
+import JSON
+import NIOCore
 import TestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import DataAPI
+import JSON
 import TestSupport
 import Testing
 

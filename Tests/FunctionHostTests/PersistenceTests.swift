@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import JSON
 import TestSupport
 import Testing
 

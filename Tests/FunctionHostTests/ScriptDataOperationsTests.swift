@@ -1,5 +1,6 @@
 import DataAPI
 import Foundation
+import JSON
 import Sandbox
 import TestSupport
 import Testing

@@ -1,5 +1,6 @@
 import DataAPI
 import Foundation
+import JSON
 import TestSupport
 import Testing
 

@@ -4,6 +4,7 @@ import Functions
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import JSON
 import TestSupport
 import Testing
 
@@ -20,7 +21,7 @@ import Testing
         registry.define("echo") { request in request.params }
         registry.define("me") { request -> JSONValue in request.currentUser?["username"] ?? .null }
         registry.define("whoami", options: .init(fetchesUser: false)) { request -> [String: String] in
-            ["environment": request.environment, "session": request.sessionToken ?? "", "master": "\(request.isMaster)"]
+            ["environment": request.environment.rawValue, "session": request.sessionToken ?? "", "master": "\(request.isMaster)"]
         }
         registry.define("refuse") { _ -> String in throw CloudError(code: 123, message: "Not today.", status: .conflict) }
         registry.define("crash") { _ -> String in throw Failure() }

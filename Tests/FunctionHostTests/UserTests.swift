@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import Hooks
+import JSON
 import Synchronization
 import TestSupport
 import Testing

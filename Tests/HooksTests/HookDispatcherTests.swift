@@ -1,5 +1,6 @@
 import DataAPI
 import Foundation
+import JSON
 import Logging
 import Synchronization
 import Testing
@@ -7,18 +8,33 @@ import Testing
 @testable import Hooks
 
 /// A data service over a fresh SQLite file with the given hooks, removed afterwards.
+/// Hooks of their own in each environment, as a host's deploys give them.
+struct TwoEnvironments: HookSource {
+    let production: HookRegistry
+    let staging: HookRegistry
+
+    func hooks(in environment: EnvironmentName) -> HookRegistry {
+        environment == .staging ? staging : production
+    }
+}
+
 final class HookedDatabase: Sendable {
     let path: String
     let dispatcher: HookDispatcher
     let failures = Recorder<HookDispatcher.Failure>()
 
-    init(limits: HookDispatcher.Limits = .init(), _ register: (inout HookRegistry) -> Void) throws {
+    /// A database whose hooks are `register`'s in production, and `staging`'s (else the same) in
+    /// staging.
+    init(
+        limits: HookDispatcher.Limits = .init(), staging: HookRegistry? = nil, _ register: (inout HookRegistry) -> Void
+    ) throws {
         path = FileManager.default.temporaryDirectory.appendingPathComponent("HooksTests-\(UUID().uuidString).sqlite").path
         var registry = HookRegistry()
         register(&registry)
         let failures = failures
         dispatcher = HookDispatcher(
-            service: DataService(sqlite: try SQLiteStorage(path: path)), registry: registry, limits: limits,
+            service: DataService(sqlite: try SQLiteStorage(path: path)),
+            hooks: TwoEnvironments(production: registry, staging: staging ?? registry), limits: limits,
             logger: Logger(label: "hooks-tests"), onAfterFailure: { failure in failures.record(failure) })
     }
 
@@ -74,7 +90,10 @@ final class Counter: Sendable {
             }
             hooks.beforeSave("Note") { _ in throw CancellationError() }
         }
-        await #expect(throws: HookError(code: 123, message: "A todo needs a title.")) {
+        var refusal = HookError(code: 123, message: "A todo needs a title.")
+        // The dispatcher names the hook that refused.
+        refusal.hook = .beforeSave
+        await #expect(throws: refusal) {
             try await db.service.create("Todo", body: ["x": 1], caller: client)
         }
         do {
@@ -85,7 +104,7 @@ final class Counter: Sendable {
         }
         _ = try await db.service.create("Todo", body: ["title": "ok"], caller: client)
         #expect(try await db.count("Todo") == 1)
-        #expect(try await db.service.storage.classExists("Note") == false, "nothing at all was written")
+        #expect(try await db.service.engines.production.classExists("Note") == false, "nothing at all was written")
     }
 
     @Test func afterHookFailureKeepsTheWriteAndIsReported() async throws {
@@ -113,8 +132,9 @@ final class Counter: Sendable {
             }
         }
         let object = try await db.service.create("Todo", body: ["title": "old", "n": 1], caller: client)
-        let (updated, keys) = try await db.service.update(
+        let written = try await db.service.update(
             "Todo", id: object.objectId, body: ["title": "new", "n": ["__op": "Increment", "amount": 2]], caller: client)
+        let (updated, keys) = (written.object, written.changedKeys)
         #expect(updated.fields["editedBy"] == "hook" && updated.fields["n"] == 3 && updated.fields["title"] == "new")
         #expect(keys.contains("editedBy"), "the hook's change is among the changed keys")
         #expect(seen.withLock { $0 } == ["n", "title", "old", "context"])
@@ -170,7 +190,7 @@ final class Counter: Sendable {
             #expect(error.message.contains("nested more than 4"), "\(error)")
         }
         #expect(calls.count == 4)
-        #expect(try await db.service.storage.classExists("Ping") == false, "every write of the chain was rejected")
+        #expect(try await db.service.engines.production.classExists("Ping") == false, "every write of the chain was rejected")
     }
 
     @Test func findHooksChangeTheQueryAndTheResults() async throws {
@@ -206,20 +226,19 @@ final class Counter: Sendable {
             _ = try await db.service.create("Todo", body: [:], caller: client)
             Issue.record("a hook past its deadline must reject the write")
         } catch let error as HookError {
-            #expect(error.code == 141 && error.status == 503, "\(error)")
+            #expect(error.code == 141 && error.reason == .timedOut && error.hook == .beforeSave, "\(error)")
         }
-        #expect(try await db.service.storage.classExists("Todo") == false)
+        #expect(try await db.service.engines.production.classExists("Todo") == false)
     }
 
     @Test func environmentsHaveTheirOwnHooksAndCallersCanSkipThem() async throws {
-        let db = try HookedDatabase { hooks in
-            hooks.beforeSave("Todo") { request in request.object["by"] = "production" }
-        }
         var staging = HookRegistry()
         staging.beforeSave("Todo") { request in request.object["by"] = "staging" }
-        db.dispatcher.replace(staging, for: "staging")
+        let db = try HookedDatabase(staging: staging) { hooks in
+            hooks.beforeSave("Todo") { request in request.object["by"] = "production" }
+        }
         let production = try await db.service.create("Todo", body: [:], caller: client)
-        let onStaging = try await db.service.create("Todo", body: [:], caller: Caller(isMaster: false, environment: "staging"))
+        let onStaging = try await db.service.create("Todo", body: [:], caller: Caller(isMaster: false, environment: .staging))
         let skipped = try await db.service.create("Todo", body: [:], caller: Caller(isMaster: true, skippedHooks: [.beforeSave]))
         #expect(production.fields["by"] == "production")
         #expect(onStaging.fields["by"] == "staging")

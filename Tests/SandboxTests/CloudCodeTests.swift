@@ -1,4 +1,4 @@
-import DataAPI
+import JSON
 import Testing
 
 @testable import Sandbox

@@ -1,6 +1,7 @@
 package import DataAPI
 package import HTTPTypes
 package import HummingbirdTesting
+package import JSON
 import NIOCore
 package import Testing
 

@@ -1,6 +1,7 @@
 package import DataAPI
 package import HTTPTypes
 import HummingbirdTesting
+package import JSON
 import NIOCore
 
 /// Requests sent all at once: what an attacker racing a check against its count does.

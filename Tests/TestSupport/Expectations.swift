@@ -1,5 +1,6 @@
 package import DataAPI
 package import HTTPTypes
+package import JSON
 package import Testing
 
 /// Checks a LeanCloud error answer: a 4xx status (never 500), a body that is exactly

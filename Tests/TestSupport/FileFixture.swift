@@ -4,6 +4,7 @@ package import FunctionHost
 import Foundation
 package import HTTPTypes
 import HummingbirdTesting
+package import JSON
 import NIOCore
 import NIOHTTP1
 package import Testing

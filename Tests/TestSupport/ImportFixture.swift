@@ -122,7 +122,7 @@ package struct ImportFixture {
             importer.fileBytes = ExportFileBytes(
                 sourceDirectory: bytes,
                 store: try LocalFileStore(directory: URL(fileURLWithPath: dataDirectory).appendingPathComponent("files")),
-                baseURL: "http://files.test")
+                urls: .served(at: "http://files.test"))
             try await importer.importPath(path ?? archive)
             return importer.summary
         }

@@ -1,6 +1,7 @@
 package import DataAPI
 import Foundation
 package import HTTPTypes
+package import JSON
 import Testing
 
 extension Headers {

@@ -1,5 +1,6 @@
 package import DataAPI
 import Foundation
+package import JSON
 
 /// `?a=1&b=2`, each part percent-encoded; empty for no parameters.
 package func queryString(_ parameters: [String: String]) -> String {

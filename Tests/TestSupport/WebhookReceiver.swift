@@ -2,6 +2,7 @@ package import DataAPI
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+package import JSON
 package import Synchronization
 
 /// A loopback server standing in for an operator's message service: it keeps every JSON body

@@ -1,3 +1,5 @@
+import JSON
+
 /// One caller's rights, worked out once per operation: the authorization step every read and
 /// write of `DataService` passes, whatever path it came by (REST, batch, CQL, include, the
 /// JavaScript and Swift data APIs).
@@ -20,6 +22,9 @@ struct Access: Sendable {
 
     /// Whether the caller holds the master key.
     var isMaster: Bool { identities == nil }
+
+    /// The engine the caller's data lives in.
+    var storage: any StorageEngine { service.storage(for: caller) }
 
     /// Fields of a class that no client ever sees or queries, whatever the settings say.
     static func alwaysHidden(in className: String) -> Set<String> {
@@ -144,7 +149,7 @@ struct Access: Sendable {
     /// Whether the caller may get this object: its class's `get` and its ACL allow it.
     private func canGet(_ className: String, id: String) async throws -> Bool {
         guard try await allows(.get, on: className) else { return false }
-        guard let object = try await service.storage.fetch(className, id: id) else { return false }
+        guard let object = try await storage.fetch(className, id: id) else { return false }
         return canRead(object)
     }
 
@@ -201,7 +206,7 @@ struct Access: Sendable {
             throw DataAPIError(.readOnlyField, "The field \(key) is read-only.")
         }
         guard !settings.rule(for: .addFields).allows(identities, userId: caller.userId) else { return }
-        let known = try await service.storage.fieldTypes(of: className)
+        let known = try await storage.fieldTypes(of: className)
         for key in body.keys where known[key] == nil && Names.isValidFieldName(key) && key != "ACL" {
             throw Self.forbidden(.addFields)
         }

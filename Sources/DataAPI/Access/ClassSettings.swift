@@ -1,3 +1,5 @@
+public import JSON
+
 /// A class's access settings as LeanCloud's console keeps them: who may do each action on the
 /// class (class-level permissions) and how each field is shown to clients (field-level
 /// permissions). The master key is never bound by them.

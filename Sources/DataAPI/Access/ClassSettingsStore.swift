@@ -1,3 +1,4 @@
+import JSON
 import Synchronization
 
 /// Where class settings live: one object per class in the internal class `_ClassSettings`
@@ -67,7 +68,7 @@ final class ClassSettingsStore: Sendable {
         }
         var document: JSONValue = [:]
         if let object = try await storage.fetch(Self.className, id: className), let text = object.fields["settings"]?.stringValue {
-            document = try JSONValue(parsing: text)
+            document = try JSONValue.parsed(Array(text.utf8))
         }
         let entry = Entry(document: document, settings: try defaults.merging(document), readAt: now)
         entries.withLock { $0[className] = entry }

@@ -1,9 +1,12 @@
+public import JSON
+
 extension DataService {
     /// The settings in force for a class: those stored for it, else the defaults (which
-    /// `openUserQueries` opens `_User` find in).
+    /// `openUserQueries` opens `_User` find in). Settings are the app's configuration, kept in
+    /// production's database for both environments, as deploys and variables are.
     public func classSettings(of className: String) async throws -> ClassSettings {
         try await settingsStore.settings(
-            className, defaults: ClassSettings.defaults(for: className, openUserQueries: openUserQueries), in: storage)
+            className, defaults: ClassSettings.defaults(for: className, openUserQueries: openUserQueries), in: engines.production)
     }
 
     /// Lays `changes` (LeanCloud's `{"permissions": {...}, "schema": {...}}`, as an export's
@@ -17,7 +20,7 @@ extension DataService {
         }
         return try await settingsStore.update(
             className, with: changes, defaults: ClassSettings.defaults(for: className, openUserQueries: openUserQueries),
-            in: storage)
+            in: engines.production)
     }
 
     /// The authorization step for one caller: its identities worked out once.

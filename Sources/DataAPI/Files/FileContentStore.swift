@@ -4,22 +4,22 @@ import Foundation
 /// database; this is only their content, addressed by key.
 public protocol FileContentStore: Sendable {
     /// Starts writing a new file's content; nothing is visible under any key until `finish`.
-    func beginWrite() throws(FileStoreError) -> any FileContentWriter
+    func beginWrite() throws(DataAPIError) -> any FileContentWriter
 
     /// The content stored under `key`, or nil when there is none.
-    func content(forKey key: String) throws(FileStoreError) -> FileContent?
+    func content(forKey key: String) throws(DataAPIError) -> FileContent?
 
     /// Removes the content stored under `key`; removing what isn't there is no error.
-    func remove(key: String) throws(FileStoreError)
+    func remove(key: String) throws(DataAPIError)
 }
 
 /// The content of a file being written.
 public protocol FileContentWriter: Sendable {
     /// Appends bytes.
-    func write(_ bytes: UnsafeRawBufferPointer) throws(FileStoreError)
+    func write(_ bytes: UnsafeRawBufferPointer) throws(DataAPIError)
 
     /// Makes the content durable and visible under `key`; returns its size and MD5.
-    func finish(key: String) throws(FileStoreError) -> StoredContent
+    func finish(key: String) throws(DataAPIError) -> StoredContent
 
     /// Throws the partial content away.
     func abandon()
@@ -39,17 +39,4 @@ public struct FileContent: Sendable {
     public let size: Int
     /// The file it is read from.
     public let path: String
-}
-
-/// A failure of the content store: the disk, not the client.
-public struct FileStoreError: Error, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    public let message: String
-
-    /// Creates an error.
-    public init(_ message: String) {
-        self.message = message
-    }
-
-    public var description: String { message }
 }

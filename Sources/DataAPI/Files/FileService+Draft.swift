@@ -1,3 +1,5 @@
+public import JSON
+
 extension FileService {
     /// A file about to be stored, as the client described it and the before-hook left it.
     public struct Draft: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Files: their bytes in a content store, their description in `_File` objects, and the file
 /// hooks around both. The bytes are safe on disk before the `_File` object is written; an
@@ -23,9 +24,10 @@ public struct FileService: Sendable {
     public func prepare(_ draft: Draft, caller: Caller) async throws -> Prepared {
         try Self.checkName(draft.name)
         if let size = draft.declaredSize { try checkSize(size) }
-        guard let hooks = data.hooks(.beforeSaveFile, "_File", caller) else { return Prepared(draft: draft, context: [:]) }
-        let event = try await hooks.runBefore(
-            .beforeSaveFile, HookEvent(className: "_File", object: draft.hookObject, caller: caller))
+        guard
+            let event = try await data.runBefore(
+                .beforeSaveFile, ObjectEvent(className: "_File", object: draft.hookObject, caller: caller))
+        else { return Prepared(draft: draft, context: [:]) }
         let prepared = try draft.applying(event.object)
         try Self.checkName(prepared.name)
         return Prepared(draft: prepared, context: event.context)
@@ -37,9 +39,9 @@ public struct FileService: Sendable {
     /// - Parameters:
     ///   - objectId: the id promised with an upload token; nil for a new one.
     ///   - key: the key promised with an upload token; nil for a new one.
-    ///   - baseURL: where this host's files are served (`https://files.example.com`).
+    ///   - urls: where this host serves files.
     public func store(
-        _ prepared: Prepared, objectId: String? = nil, key: String? = nil, baseURL: String, caller: Caller,
+        _ prepared: Prepared, objectId: String? = nil, key: String? = nil, urls: FileURLs, caller: Caller,
         fill: (FileBytesWriter) async throws -> Void
     ) async throws -> StoredObject {
         let key = key ?? Self.newKey(for: prepared.draft.name)
@@ -56,7 +58,7 @@ public struct FileService: Sendable {
         metaData["size"] = .int(Int64(stored.size))
         metaData["_checksum"] = .string(stored.md5)
         let fields: [String: JSONValue] = [
-            "key": .string(key), "url": .string(Self.url(of: key, name: prepared.draft.keepFileName ? prepared.draft.name : nil, baseURL: baseURL)),
+            "key": .string(key), "url": .string(urls.url(of: key, name: prepared.draft.keepFileName ? prepared.draft.name : nil)),
             "provider": "local",
             "bucket": "files",
         ]
@@ -98,26 +100,25 @@ public struct FileService: Sendable {
         body["metaData"] = .object(metaData)
         body["ACL"] = prepared.draft.acl
         let object = try await data.create("_File", body: body, objectId: objectId, caller: Self.writer(for: caller))
-        if let hooks = data.hooks(.afterSaveFile, "_File", caller) {
-            await hooks.runAfter(
-                .afterSaveFile,
-                HookEvent(className: "_File", object: object.restJSON(), context: prepared.context, caller: caller))
-        }
+        await data.runAfter(
+            .afterSaveFile, ObjectEvent(className: "_File", object: object.restJSON(), context: prepared.context, caller: caller))
         return object
     }
 
     /// The `_File` object with this id, as the caller may see it; nil when there is none.
     public func file(id: String, caller: Caller) async throws -> StoredObject? {
-        guard try await data.storage.classExists("_File") else { return nil }
+        guard try await data.storage(for: caller).classExists("_File") else { return nil }
         return try await data.fetch("_File", id: id, caller: caller)
     }
 
-    /// The `_File` object of stored content, for serving it (its URL is the credential).
-    public func file(key: String) async throws -> StoredObject? {
-        guard try await data.storage.classExists("_File") else { return nil }
+    /// The `_File` object of stored content in an environment's data, for serving it (its URL
+    /// is the credential).
+    public func file(key: String, in environment: EnvironmentName) async throws -> StoredObject? {
+        let storage = data.engines.engine(for: environment)
+        guard try await storage.classExists("_File") else { return nil }
         var query = ObjectQuery(className: "_File", limit: 1)
         query.predicate = try QueryPredicate(where: ["key": .string(key)])
-        return try await data.storage.find(query).first
+        return try await storage.find(query).first
     }
 
     /// Deletes a file: its `_File` object, then its bytes, with `beforeDeleteFile` and
@@ -125,20 +126,13 @@ public struct FileService: Sendable {
     /// callers `_File`'s delete permission gives it to, where the file's ACL lets them write.
     public func delete(id: String, caller: Caller, ownersMayDelete: Bool) async throws {
         let file = try await checkDelete(id: id, caller: caller, ownersMayDelete: ownersMayDelete)
-        var context: [String: JSONValue] = [:]
-        if let hooks = data.hooks(.beforeDeleteFile, "_File", caller) {
-            let event = try await hooks.runBefore(
-                .beforeDeleteFile, HookEvent(className: "_File", object: file.restJSON(), original: file, caller: caller))
-            context = event.context
-        }
+        var event = ObjectEvent(className: "_File", object: file.restJSON(), original: file, caller: caller)
+        event = try await data.runBefore(.beforeDeleteFile, event) ?? event
         try await data.delete("_File", id: id, caller: Self.writer(for: caller))
         // The object is gone first: a crash here leaves unreferenced bytes, never a dangling object.
         if let key = file.fields["key"]?.stringValue { try content.remove(key: key) }
-        if let hooks = data.hooks(.afterDeleteFile, "_File", caller) {
-            await hooks.runAfter(
-                .afterDeleteFile,
-                HookEvent(className: "_File", object: file.restJSON(), original: file, context: context, caller: caller))
-        }
+        event.object = file.restJSON()
+        await data.runAfter(.afterDeleteFile, event)
     }
 
     /// The file `delete` would delete, checked as it checks it, without deleting anything (a
@@ -178,35 +172,12 @@ public struct FileService: Sendable {
         }
     }
 
-    /// Where the content under `key` is served; with a `name`, under that name (the key still
-    /// finds the file), percent-encoded as JavaScript's `encodeURIComponent` does.
-    public static func url(of key: String, name: String? = nil, baseURL: String) -> String {
-        guard let name else { return "\(baseURL)/files/\(key)" }
-        return "\(baseURL)/files/\(key)/\(percentEncoded(name))"
-    }
-
-    /// `encodeURIComponent`: every byte of the UTF-8 but ASCII letters, digits and `-_.!~*'()`.
-    static func percentEncoded(_ text: String) -> String {
-        let kept = Set("-_.!~*'()".utf8)
-        var out = ""
-        for byte in text.utf8 {
-            let isAlphanumeric = (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)
-            if isAlphanumeric || kept.contains(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
-            }
-        }
-        return out
-    }
-
     /// Whether `key` may name new content: a valid key that no file, no content and no live
     /// upload token has yet. A key chosen by a client must never replace another file's bytes.
     func isFreeKey(_ key: String) async throws -> Bool {
         guard LocalFileStore.isValidKey(key), try content.content(forKey: key) == nil else { return false }
-        for environment in ["production", "staging"] {
-            let taken = try await EnvironmentStorage.$environment.withValue(environment) { try await file(key: key) }
-            if taken != nil { return false }
+        for environment in EnvironmentName.allCases {
+            if try await file(key: key, in: environment) != nil { return false }
         }
         return true
     }

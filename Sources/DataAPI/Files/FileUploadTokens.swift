@@ -1,5 +1,6 @@
 import Crypto
 public import Foundation
+import JSON
 
 /// LeanCloud's token upload: `POST /fileTokens` promises an id, a key and an upload URL; the
 /// client PUTs the bytes there (no app keys: the token is the credential, as with a presigned
@@ -59,30 +60,26 @@ public struct FileUploadTokens: Sendable {
             "tokenHash": .string(Self.hash(token)), "fileId": .string(issued.objectId), "key": .string(issued.key),
             "name": .string(prepared.draft.name), "mime_type": .string(prepared.draft.mimeType),
             "metaData": .object(prepared.draft.metaData), "context": .object(prepared.context),
-            "environment": .string(caller.environment), "expiresAt": .double(now().timeIntervalSince1970 + lifetime),
+            "environment": .string(caller.environment.rawValue), "expiresAt": .double(now().timeIntervalSince1970 + lifetime),
             "used": false, "uploaded": false, "keepFileName": .bool(prepared.draft.keepFileName),
         ]
         record["caller"] = caller.user
         record["fileACL"] = prepared.draft.acl
-        _ = try await Self.inProduction {
-            try await files.data.create(Self.className, body: record, caller: Caller.master.withoutHooks)
-        }
+        _ = try await files.data.create(Self.className, body: record, caller: Caller.master.withoutHooks)
         return issued
     }
 
     /// Stores the bytes of a token's upload (`fill` writes them) and writes its `_File` object.
     /// A token works once, and only before it expires: else 603.
-    public func upload(token: String, baseURL: String, fill: (FileBytesWriter) async throws -> Void) async throws
+    public func upload(token: String, urls: FileURLs, fill: (FileBytesWriter) async throws -> Void) async throws
         -> StoredObject
     {
         guard let record = try await live(token) else { throw Self.invalid }
         do {
             // Claimed only if nobody else did first: two PUTs racing with one token store one file.
-            _ = try await Self.inProduction {
-                try await files.data.update(
-                    Self.className, id: record.objectId, body: ["used": true],
-                    condition: try QueryPredicate(where: ["used": false]), caller: Caller.master.withoutHooks)
-            }
+            _ = try await files.data.update(
+                Self.className, id: record.objectId, body: ["used": true],
+                condition: try QueryPredicate(where: ["used": false]), caller: Caller.master.withoutHooks)
         } catch let error as DataAPIError where error.code == .conditionNotMatched || error.code == .objectNotFound {
             throw Self.invalid
         }
@@ -92,26 +89,21 @@ public struct FileUploadTokens: Sendable {
             metaData: fields["metaData"]?.objectValue ?? [:], acl: fields["fileACL"])
         draft.keepFileName = fields["keepFileName"] == true
         let caller = Caller(
-            isMaster: false, environment: fields["environment"]?.stringValue ?? "production", user: fields["caller"])
+            isMaster: false, environment: fields["environment"]?.stringValue.flatMap(EnvironmentName.init(rawValue:)) ?? .production, user: fields["caller"])
         let object: StoredObject
         do {
-            object = try await EnvironmentStorage.$environment.withValue(caller.environment) {
-                try await files.store(
-                    FileService.Prepared(draft: draft, context: fields["context"]?.objectValue ?? [:]), objectId: fields["fileId"]?.stringValue,
-                    key: fields["key"]?.stringValue, baseURL: baseURL, caller: caller, fill: fill)
-            }
+            // In the environment the token was issued for: the caller carries it.
+            object = try await files.store(
+                FileService.Prepared(draft: draft, context: fields["context"]?.objectValue ?? [:]), objectId: fields["fileId"]?.stringValue,
+                key: fields["key"]?.stringValue, urls: urls, caller: caller, fill: fill)
         } catch {
             // Nothing was stored: the token is free again, so the client can retry the PUT.
-            _ = try? await Self.inProduction {
-                try await files.data.update(
-                    Self.className, id: record.objectId, body: ["used": false], caller: Caller.master.withoutHooks)
-            }
+            _ = try? await files.data.update(
+                Self.className, id: record.objectId, body: ["used": false], caller: Caller.master.withoutHooks)
             throw error
         }
-        _ = try? await Self.inProduction {
-            try await files.data.update(
-                Self.className, id: record.objectId, body: ["uploaded": true], caller: Caller.master.withoutHooks)
-        }
+        _ = try? await files.data.update(
+            Self.className, id: record.objectId, body: ["uploaded": true], caller: Caller.master.withoutHooks)
         return object
     }
 
@@ -125,16 +117,12 @@ public struct FileUploadTokens: Sendable {
             return
         }
         if uploaded, let id = record.fields["fileId"]?.stringValue {
-            let environment = record.fields["environment"]?.stringValue ?? "production"
-            try? await EnvironmentStorage.$environment.withValue(environment) {
-                var master = Caller.master
-                master.environment = environment
-                try await files.delete(id: id, caller: master, ownersMayDelete: false)
-            }
+            let environment = record.fields["environment"]?.stringValue.flatMap(EnvironmentName.init(rawValue:)) ?? .production
+            var master = Caller.master
+            master.environment = environment
+            try? await files.delete(id: id, caller: master, ownersMayDelete: false)
         }
-        try await Self.inProduction {
-            try await files.data.delete(Self.className, id: record.objectId, caller: Caller.master.withoutHooks)
-        }
+        try await files.data.delete(Self.className, id: record.objectId, caller: Caller.master.withoutHooks)
     }
 
     static let invalid = DataAPIError(.invalidCode, "Invalid or expired upload token.")
@@ -157,19 +145,15 @@ public struct FileUploadTokens: Sendable {
     }
 
     /// The first token record matching `where`.
+    /// Tokens live with production's data whichever environment uploads (the PUT that redeems
+    /// one carries no environment): they are written as `Caller.master`, production's caller,
+    /// and read from production's engine.
     private func first(where conditions: [String: JSONValue]) async throws -> StoredObject? {
-        try await Self.inProduction {
-            guard try await files.data.storage.classExists(Self.className) else { return nil }
-            var query = ObjectQuery(className: Self.className, limit: 1)
-            query.predicate = try QueryPredicate(where: .object(conditions))
-            return try await files.data.storage.find(query).first
-        }
-    }
-
-    /// Tokens live with production's data whichever environment uploads: the PUT that redeems
-    /// one carries no environment.
-    private static func inProduction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        try await EnvironmentStorage.$environment.withValue("production", operation: body)
+        let storage = files.data.engines.production
+        guard try await storage.classExists(Self.className) else { return nil }
+        var query = ObjectQuery(className: Self.className, limit: 1)
+        query.predicate = try QueryPredicate(where: .object(conditions))
+        return try await storage.find(query).first
     }
 
     static func hash(_ token: String) -> String {

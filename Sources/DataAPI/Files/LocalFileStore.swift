@@ -11,28 +11,28 @@ public struct LocalFileStore: FileContentStore {
 
     /// Creates a store over `directory`, creating it when missing. Partial files a crash left
     /// behind are removed.
-    public init(directory: URL) throws(FileStoreError) {
+    public init(directory: URL) throws(DataAPIError) {
         self.directory = directory
         do {
             try? FileManager.default.removeItem(at: directory.appendingPathComponent(".incoming"))
             try FileManager.default.createDirectory(
                 at: directory.appendingPathComponent(".incoming"), withIntermediateDirectories: true)
         } catch {
-            throw FileStoreError("Could not create the files directory \(directory.path): \(error)")
+            throw DataAPIError(.fileStoreFailure, "Could not create the files directory \(directory.path): \(error)")
         }
     }
 
-    public func beginWrite() throws(FileStoreError) -> any FileContentWriter {
+    public func beginWrite() throws(DataAPIError) -> any FileContentWriter {
         let path = temporary.appendingPathComponent(UUID().uuidString).path
         guard FileManager.default.createFile(atPath: path, contents: nil),
             let handle = FileHandle(forWritingAtPath: path)
         else {
-            throw FileStoreError("Could not create a file under \(temporary.path).")
+            throw DataAPIError(.fileStoreFailure, "Could not create a file under \(temporary.path).")
         }
         return LocalFileWriter(handle: handle, temporaryPath: path, directory: directory)
     }
 
-    public func content(forKey key: String) throws(FileStoreError) -> FileContent? {
+    public func content(forKey key: String) throws(DataAPIError) -> FileContent? {
         guard Self.isValidKey(key) else { return nil }
         let path = directory.appendingPathComponent(key).path
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
@@ -41,14 +41,14 @@ public struct LocalFileStore: FileContentStore {
         return FileContent(size: size, path: path)
     }
 
-    public func remove(key: String) throws(FileStoreError) {
+    public func remove(key: String) throws(DataAPIError) {
         guard Self.isValidKey(key) else { return }
         let path = directory.appendingPathComponent(key).path
         guard FileManager.default.fileExists(atPath: path) else { return }
         do {
             try FileManager.default.removeItem(atPath: path)
         } catch {
-            throw FileStoreError("Could not remove \(path): \(error)")
+            throw DataAPIError(.fileStoreFailure, "Could not remove \(path): \(error)")
         }
     }
 
@@ -82,14 +82,14 @@ final class LocalFileWriter: FileContentWriter {
         self.directory = directory
     }
 
-    func write(_ bytes: UnsafeRawBufferPointer) throws(FileStoreError) {
+    func write(_ bytes: UnsafeRawBufferPointer) throws(DataAPIError) {
         let chunk = Data(bytes)
-        let failure: FileStoreError? = state.withLock { state in
-            guard state.isOpen else { return FileStoreError("The file was already finished.") }
+        let failure: DataAPIError? = state.withLock { state in
+            guard state.isOpen else { return DataAPIError(.fileStoreFailure, "The file was already finished.") }
             do {
                 try handle.write(contentsOf: chunk)
             } catch {
-                return FileStoreError("Could not write \(temporaryPath): \(error)")
+                return DataAPIError(.fileStoreFailure, "Could not write \(temporaryPath): \(error)")
             }
             state.md5.update(data: chunk)
             state.size += chunk.count
@@ -98,10 +98,10 @@ final class LocalFileWriter: FileContentWriter {
         if let failure { throw failure }
     }
 
-    func finish(key: String) throws(FileStoreError) -> StoredContent {
-        guard LocalFileStore.isValidKey(key) else { throw FileStoreError("Invalid file key '\(key)'.") }
-        let result: Result<StoredContent, FileStoreError> = state.withLock { state in
-            guard state.isOpen else { return .failure(FileStoreError("The file was already finished.")) }
+    func finish(key: String) throws(DataAPIError) -> StoredContent {
+        guard LocalFileStore.isValidKey(key) else { throw DataAPIError(.fileStoreFailure, "Invalid file key '\(key)'.") }
+        let result: Result<StoredContent, DataAPIError> = state.withLock { state in
+            guard state.isOpen else { return .failure(DataAPIError(.fileStoreFailure, "The file was already finished.")) }
             state.isOpen = false
             do {
                 // On disk before it is visible: the `_File` object written next must never
@@ -111,7 +111,7 @@ final class LocalFileWriter: FileContentWriter {
                 try FileManager.default.moveItem(atPath: temporaryPath, toPath: directory.appendingPathComponent(key).path)
             } catch {
                 try? FileManager.default.removeItem(atPath: temporaryPath)
-                return .failure(FileStoreError("Could not store \(key): \(error)"))
+                return .failure(DataAPIError(.fileStoreFailure, "Could not store \(key): \(error)"))
             }
             let digest = state.md5.finalize().map { byte in
                 let hex = String(byte, radix: 16)

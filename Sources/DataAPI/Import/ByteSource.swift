@@ -19,7 +19,7 @@ public final class FileBytes: ByteSource {
     /// Opens the file at `path`.
     public init(path: String, chunkSize: Int = 1 << 20, startingCount: Int = 0) throws {
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ImportError("Can't read \(path).")
+            throw DataAPIError(.importFailure, "Can't read \(path).")
         }
         self.handle = handle
         self.chunkSize = chunkSize

@@ -1,3 +1,5 @@
+import JSON
+
 /// What one file of an export holds, told from its name (and its first line).
 ///
 /// LeanCloud's console export is one `<Class>.<n>.jsonl` per class and chunk, whose first line

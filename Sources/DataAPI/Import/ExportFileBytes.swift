@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// Moves the bytes of exported files into this host's file store.
 ///
@@ -13,8 +14,8 @@ public struct ExportFileBytes: Sendable {
     public var sourceDirectory: String
     /// Where the bytes go.
     public var store: any FileContentStore
-    /// Where this host serves files (`https://api.example.com`): the new urls start with it.
-    public var baseURL: String
+    /// Where this host serves files: the new urls.
+    public var urls: FileURLs
 
     /// Fetches a file's bytes from its old url into the folder (`url`, then the path to write),
     /// when they are not there yet; nil uses only what the folder holds.
@@ -22,12 +23,12 @@ public struct ExportFileBytes: Sendable {
 
     /// Creates a mover.
     public init(
-        sourceDirectory: String, store: any FileContentStore, baseURL: String,
+        sourceDirectory: String, store: any FileContentStore, urls: FileURLs,
         download: (@Sendable (_ url: String, _ destination: String) async throws -> Void)? = nil
     ) {
         self.sourceDirectory = sourceDirectory
         self.store = store
-        self.baseURL = baseURL
+        self.urls = urls
         self.download = download
     }
 
@@ -75,7 +76,7 @@ public struct ExportFileBytes: Sendable {
                 throw error
             }
         }
-        object.fields["url"] = .string(FileService.url(of: key, baseURL: baseURL))
+        object.fields["url"] = .string(urls.url(of: key))
         object.fields["provider"] = "local"
         object.fields["bucket"] = "files"
         return .adopted

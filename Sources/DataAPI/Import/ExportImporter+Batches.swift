@@ -1,3 +1,5 @@
+import JSON
+
 extension ExportImporter {
     /// Objects (or Relation members) read and not written yet, with where each came from.
     struct Batch {
@@ -38,7 +40,8 @@ extension ExportImporter {
                 }
                 try await accept(object, into: &batch)
                 batch.lines.append(line)
-            } catch let error as DataAPIError {
+            } catch let error as DataAPIError where !error.code.isHostFailure {
+                // The line's own fault; a failure of the host (the file store) stops the import.
                 summary.skip(file, line: line, "\(error.code.rawValue): \(error.message)")
                 return
             }

@@ -1,3 +1,5 @@
+public import JSON
+
 extension ExportImporter {
     /// The keys of LeanCloud's field descriptors that are access settings here; the others
     /// (`type`, `default`, `comment`, ...) are not.
@@ -73,7 +75,7 @@ extension ExportImporter {
                     "\(origin): \(className) find is open to everyone, as the export says (closed by default here); close it with functionhost schema permit \(className) find nobody."
                 )
             }
-        } catch let error as DataAPIError {
+        } catch let error as DataAPIError where !error.code.isHostFailure {
             summary.skip(origin, line: 1, "\(error.code.rawValue): \(error.message)")
         }
     }

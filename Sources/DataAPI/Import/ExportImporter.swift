@@ -1,4 +1,5 @@
 import Foundation
+public import JSON
 
 /// Imports a LeanCloud export into a storage engine: a console export archive (`.tar.gz`), a
 /// directory of its files, or one JSON Lines file.
@@ -43,7 +44,7 @@ public struct ExportImporter {
     public mutating func importPath(_ path: String) async throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ImportError("\(path) does not exist.")
+            throw DataAPIError(.importFailure, "\(path) does not exist.")
         }
         if isDirectory.boolValue {
             let files = try Self.files(under: path)
@@ -185,7 +186,7 @@ public struct ExportImporter {
         while let chunk = try source.read() {
             bytes += chunk
             guard bytes.count <= maxDocumentSize else {
-                throw ImportError("\(name) is larger than 256 MB: write it as JSON Lines (one object per line).")
+                throw DataAPIError(.importFailure, "\(name) is larger than 256 MB: write it as JSON Lines (one object per line).")
             }
         }
         return bytes
@@ -208,7 +209,7 @@ public struct ExportImporter {
 
     static func files(under directory: String) throws -> [String] {
         guard let walker = FileManager.default.enumerator(atPath: directory) else {
-            throw ImportError("Can't read the directory \(directory).")
+            throw DataAPIError(.importFailure, "Can't read the directory \(directory).")
         }
         var files: [String] = []
         while let relative = walker.nextObject() as? String {

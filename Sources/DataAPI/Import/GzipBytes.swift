@@ -17,7 +17,7 @@ public final class GzipBytes: ByteSource {
         self.source = source
         // 16 + MAX_WBITS: a gzip header and trailer, not a raw zlib stream.
         guard inflateInit2_(&stream, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw ImportError("zlib could not start.")
+            throw DataAPIError(.importFailure, "zlib could not start.")
         }
     }
 
@@ -29,7 +29,7 @@ public final class GzipBytes: ByteSource {
             if inputOffset == input.count {
                 guard let next = try source.read() else {
                     finished = true
-                    if insideMember { throw ImportError("The gzip archive ends early: it is truncated.") }
+                    if insideMember { throw DataAPIError(.importFailure, "The gzip archive ends early: it is truncated.") }
                     break
                 }
                 input = Array(next)
@@ -56,7 +56,7 @@ public final class GzipBytes: ByteSource {
                 inflateReset(&stream)
                 insideMember = false
             default:
-                throw ImportError("The archive is not valid gzip (zlib error \(status)).")
+                throw DataAPIError(.importFailure, "The archive is not valid gzip (zlib error \(status)).")
             }
             if produced > 0 { return output[..<produced] }
         }

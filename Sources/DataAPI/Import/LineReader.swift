@@ -40,7 +40,7 @@ public final class LineReader {
             }
             searchFrom = buffer.count
             guard buffer.count <= Self.maxLineLength else {
-                throw ImportError("Line \(lineNumber + 1) is longer than \(Self.maxLineLength >> 20) MB.")
+                throw DataAPIError(.importFailure, "Line \(lineNumber + 1) is longer than \(Self.maxLineLength >> 20) MB.")
             }
             if let chunk = try source.read() { buffer += chunk } else { ended = true }
         }

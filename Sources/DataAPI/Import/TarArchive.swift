@@ -39,7 +39,7 @@ public final class TarArchive: ByteSource {
                 return nil
             }
             guard let size = Self.octal(header[124..<136]) else {
-                throw ImportError("The tar archive is damaged (a header with no size).")
+                throw DataAPIError(.importFailure, "The tar archive is damaged (a header with no size).")
             }
             let type = header[156]
             let padded = (size + 511) / 512 * 512
@@ -78,7 +78,7 @@ public final class TarArchive: ByteSource {
         return chunk
     }
 
-    private static let truncated = ImportError("The tar archive ends early: it is truncated.")
+    private static let truncated = DataAPIError(.importFailure, "The tar archive ends early: it is truncated.")
 
     /// Exactly `count` bytes, or nil when the stream ends before the first of them.
     private func take(_ count: Int) throws -> [UInt8]? {

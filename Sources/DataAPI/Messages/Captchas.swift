@@ -1,4 +1,5 @@
 public import Foundation
+import JSON
 
 /// LeanCloud's captcha: `requestCaptcha` gives a token and an image URL; `verifyCaptcha` with the
 /// text the image shows gives a `validate_token`; an SMS request carrying that token is let
@@ -115,7 +116,7 @@ public struct Captchas: Sendable {
             "validateHash": .string(digest("validate", validateToken)), "validateUsed": false,
             "validateExpiresAt": ["$gt": .double(now().timeIntervalSince1970)],
         ])
-        guard let match = try await data.storage.find(ObjectQuery(className: Self.className, predicate: condition, limit: 1)).first
+        guard let match = try await data.engines.production.find(ObjectQuery(className: Self.className, predicate: condition, limit: 1)).first
         else { throw Self.invalid }
         try await markOnce(match.objectId, ["validateUsed": true], unless: "validateUsed")
     }
@@ -153,13 +154,13 @@ public struct Captchas: Sendable {
             "tokenHash": .string(digest("token", token)), "used": false,
             "expiresAt": ["$gt": .double(now().timeIntervalSince1970)],
         ])
-        return try await data.storage.find(ObjectQuery(className: Self.className, predicate: condition, limit: 1)).first
+        return try await data.engines.production.find(ObjectQuery(className: Self.className, predicate: condition, limit: 1)).first
     }
 
     /// Captchas whose validate tokens can no longer work go, a few with each new one.
     private func dropExpired(before time: TimeInterval) async throws {
         let old = try QueryPredicate(where: ["expiresAt": ["$lt": .double(time)]])
-        for captcha in try await data.storage.find(ObjectQuery(className: Self.className, predicate: old, limit: 20)) {
+        for captcha in try await data.engines.production.find(ObjectQuery(className: Self.className, predicate: old, limit: 20)) {
             try? await data.delete(Self.className, id: captcha.objectId, caller: Self.caller)
         }
     }

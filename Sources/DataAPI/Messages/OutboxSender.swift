@@ -1,3 +1,4 @@
+import JSON
 public import Logging
 
 /// The sender used when no provider is configured: each message goes to the outbox, class

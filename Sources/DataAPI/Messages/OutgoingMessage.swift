@@ -1,3 +1,5 @@
+public import JSON
+
 /// A message the host sends a user: a verification code by SMS, or a link by email.
 public struct OutgoingMessage: Sendable, Hashable, Codable {
     /// How a message travels.

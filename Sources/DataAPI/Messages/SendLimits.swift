@@ -1,4 +1,5 @@
 public import Foundation
+import JSON
 
 /// How many messages (SMS codes, email links) may go out, per channel: from one client address
 /// in a window, and from the whole app in a window. Past either, a request is refused with 601
@@ -125,7 +126,7 @@ public struct SendCounter: Sendable {
         let row = try await data.create(
             Self.className, body: ["scope": .string(scope), "sentAt": .double(time), "ACL": [:]], caller: Self.caller)
         let inWindow = try QueryPredicate(where: ["scope": .string(scope), "sentAt": ["$gt": .double(start)]])
-        let count = try await data.storage.count(ObjectQuery(className: Self.className, predicate: inWindow, limit: 0))
+        let count = try await data.engines.production.count(ObjectQuery(className: Self.className, predicate: inWindow, limit: 0))
         guard count <= rate.count else {
             try? await data.delete(Self.className, id: row.objectId, caller: Self.caller)
             throw DataAPIError(.codeRequestedTooOften, "\(refusal) (at most \(rate)): try again later.")
@@ -137,7 +138,7 @@ public struct SendCounter: Sendable {
     /// each send (which adds at most two), so the class stays about the size of its windows.
     private func dropExpired(before start: TimeInterval) async throws {
         let old = try QueryPredicate(where: ["sentAt": ["$lte": .double(start)]])
-        for row in try await data.storage.find(ObjectQuery(className: Self.className, predicate: old, limit: 20)) {
+        for row in try await data.engines.production.find(ObjectQuery(className: Self.className, predicate: old, limit: 20)) {
             try? await data.delete(Self.className, id: row.objectId, caller: Self.caller)
         }
     }

@@ -1,3 +1,5 @@
+public import JSON
+
 /// Access control lists: `{"*": {"read": true}, "<userId>": {"write": true}, "role:Admin": {...}}`.
 public enum ACL {
     /// The ACL an object gets when its creator gives none: readable and writable by everyone,

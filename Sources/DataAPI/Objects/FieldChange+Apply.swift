@@ -1,3 +1,5 @@
+public import JSON
+
 extension FieldChange {
     /// The field's value after this change, given its current value; nil means the field is removed.
     ///

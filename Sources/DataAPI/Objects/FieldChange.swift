@@ -1,3 +1,5 @@
+public import JSON
+
 /// What a write does to one field: store a value, or apply an atomic operation.
 public enum FieldChange: Sendable, Hashable {
     /// Store this (normalized) value.

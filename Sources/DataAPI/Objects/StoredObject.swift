@@ -1,3 +1,5 @@
+public import JSON
+
 /// An object as storage holds it: its class, id, timestamps and fields (ACL included).
 public struct StoredObject: Sendable, Hashable {
     /// The object's class.

@@ -1,3 +1,5 @@
+import JSON
+
 /// Translates a `QueryPredicate` into an SQL condition over a class table (`id`, `created_at`,
 /// `updated_at`, `doc` JSONB), with the meaning `SQLiteQueryCompiler` gives it.
 ///

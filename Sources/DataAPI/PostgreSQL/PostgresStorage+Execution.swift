@@ -1,4 +1,4 @@
-public import Logging
+import Logging
 internal import PostgresNIO
 internal import _ConnectionPoolModule
 

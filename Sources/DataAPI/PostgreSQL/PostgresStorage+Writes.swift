@@ -1,3 +1,4 @@
+import JSON
 internal import PostgresNIO
 import Synchronization
 

@@ -1,3 +1,4 @@
+import JSON
 public import Logging
 internal import NIOSSL
 internal import PostgresNIO
@@ -180,7 +181,7 @@ public final class PostgresStorage: StorageEngine {
     }
 
     static func decodeObject(_ row: [String], className: String) throws -> StoredObject {
-        guard case .object(let fields) = try JSONValue(parsing: Array(row[3].utf8)) else {
+        guard case .object(let fields) = try JSONValue.parsed(Array(row[3].utf8)) else {
             throw DataAPIError(.storageFailure, "A stored document is not an object.")
         }
         return StoredObject(className: className, objectId: row[0], createdAt: row[1], updatedAt: row[2], fields: fields)

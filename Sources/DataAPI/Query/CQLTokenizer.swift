@@ -1,3 +1,5 @@
+import JSON
+
 /// The tokens of a CQL statement.
 enum CQLToken: Equatable {
     case word(String)

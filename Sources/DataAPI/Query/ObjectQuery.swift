@@ -1,3 +1,5 @@
+public import JSON
+
 /// A query on one class: condition, order, window, projection and includes.
 public struct ObjectQuery: Sendable, Hashable {
     /// The queried class.

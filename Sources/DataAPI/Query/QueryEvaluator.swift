@@ -1,3 +1,5 @@
+import JSON
+
 /// Evaluates a `QueryPredicate` and sort keys on objects in memory, with the same semantics as
 /// the SQL engines: what a query means is defined once, here, and the property tests hold each
 /// engine to it.

@@ -1,3 +1,5 @@
+public import JSON
+
 extension QueryPredicate {
     /// Parses the text of a `where` parameter; malformed JSON is an invalid query (102).
     public init(whereText text: String) throws(DataAPIError) {

@@ -1,3 +1,5 @@
+public import JSON
+
 /// A `where` condition, parsed and checked, independent of any storage engine.
 public indirect enum QueryPredicate: Sendable, Hashable {
     /// Every predicate holds (an empty list holds always).

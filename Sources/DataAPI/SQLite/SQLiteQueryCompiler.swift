@@ -1,4 +1,5 @@
 internal import GRDB
+import JSON
 
 /// Translates a `QueryPredicate` into an SQL condition over a class table (`id`, `created_at`,
 /// `updated_at`, `doc`).

@@ -1,4 +1,5 @@
 internal import GRDB
+import JSON
 import Synchronization
 
 extension SQLiteStorage {

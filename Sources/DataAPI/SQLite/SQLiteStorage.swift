@@ -1,4 +1,5 @@
 internal import GRDB
+import JSON
 import Synchronization
 
 /// The embedded storage engine: one SQLite file in WAL mode, a table per class, documents as
@@ -144,7 +145,7 @@ public final class SQLiteStorage: StorageEngine {
 
     static func decodeObject(_ row: Row, className: String) throws -> StoredObject {
         let doc: String = row["doc"]
-        guard case .object(let fields) = try JSONValue(parsing: Array(doc.utf8)) else {
+        guard case .object(let fields) = try JSONValue.parsed(Array(doc.utf8)) else {
             throw DataAPIError(.storageFailure, "A stored document is not an object.")
         }
         return StoredObject(

@@ -1,3 +1,5 @@
+import JSON
+
 /// Who may read or write an object, by its ACL (`{"*": {"read": true}, "<userId>": {...},
 /// "role:Name": {...}}`). An object without an ACL is open to all.
 enum ACLCheck {
@@ -26,15 +28,16 @@ extension DataService {
         if caller.isMaster { return nil }
         guard let userId = caller.userId else { return ["*"] }
         var identities = ["*", userId]
+        let storage = storage(for: caller)
         guard try await storage.classExists("_Role") else { return identities }
         var seen: Set<String> = []
-        var frontier = try await roles(where: ["users": ["__type": "Pointer", "className": "_User", "objectId": .string(userId)]])
+        var frontier = try await roles(in: storage, where: ["users": ["__type": "Pointer", "className": "_User", "objectId": .string(userId)]])
         // Each level up the hierarchy is one query; the depth bound stops a cycle of roles.
         for _ in 0..<16 where !frontier.isEmpty {
             var next: [StoredObject] = []
             for role in frontier where seen.insert(role.objectId).inserted {
                 if let name = role.fields["name"]?.stringValue { identities.append("role:" + name) }
-                next += try await roles(where: ["roles": ["__type": "Pointer", "className": "_Role", "objectId": .string(role.objectId)]])
+                next += try await roles(in: storage, where: ["roles": ["__type": "Pointer", "className": "_Role", "objectId": .string(role.objectId)]])
             }
             frontier = next
         }
@@ -42,7 +45,7 @@ extension DataService {
     }
 
     /// The roles matching a `where` condition, by storage (no ACL applies).
-    func roles(where condition: JSONValue) async throws -> [StoredObject] {
+    func roles(in storage: any StorageEngine, where condition: JSONValue) async throws -> [StoredObject] {
         var query = ObjectQuery(className: "_Role", limit: ObjectQuery.maxLimit)
         query.predicate = try QueryPredicate(where: condition)
         return try await storage.find(query)
@@ -56,7 +59,7 @@ extension DataService {
         _ access: Access, _ className: String, id: String, condition: QueryPredicate?
     ) async throws -> QueryPredicate? {
         guard let identities = access.identities else { return condition }
-        if let object = try await storage.fetch(className, id: id) {
+        if let object = try await access.storage.fetch(className, id: id) {
             guard ACLCheck.allows(object, .write, to: identities) else {
                 throw ACLCheck.writeRefused
             }

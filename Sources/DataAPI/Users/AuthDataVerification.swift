@@ -1,4 +1,5 @@
 public import Foundation
+public import JSON
 
 /// What makes a third-party account (`authData.<provider>`) worth trusting before it signs up,
 /// logs in or is linked. An openid or uid is no secret (apps show it, logs keep it), so a
@@ -64,7 +65,7 @@ public struct AuthDataVerification: Sendable {
                 do {
                     try verifier.verify(entry, at: now())
                 } catch {
-                    throw Self.refusal(provider, error.reason)
+                    throw Self.refusal(provider, error.message)
                 }
             } else if !trustsUnverified.covers(provider) {
                 throw Self.refusal(
@@ -84,6 +85,12 @@ public struct AuthDataVerification: Sendable {
     static func refusal(_ provider: String, _ reason: String) -> DataAPIError {
         DataAPIError(.authDataUnverified, "The \(provider) account can't be verified: \(reason)")
     }
+
+    /// A verifier's refusal: 251 with the reason alone (the end of the message the client gets,
+    /// once `check` names the provider).
+    public static func refusal(_ reason: String) -> DataAPIError {
+        DataAPIError(.authDataUnverified, reason)
+    }
 }
 
 /// A built-in check of one provider's `authData` entry, with nothing but local configuration
@@ -91,17 +98,9 @@ public struct AuthDataVerification: Sendable {
 public protocol AuthDataVerifier: Sendable {
     /// Checks that `entry` proves its account at `time`.
     ///
-    /// - Throws: `AuthDataRefusal` saying what is wrong with it.
-    func verify(_ entry: JSONValue, at time: Date) throws(AuthDataRefusal)
-}
-
-/// Why a verifier refused an `authData` entry (the end of the 251 message).
-public struct AuthDataRefusal: Error, Sendable, Equatable {
-    /// A sentence for the client, naming no secret.
-    public var reason: String
-
-    /// A refusal with its reason.
-    public init(_ reason: String) { self.reason = reason }
+    /// - Throws: `DataAPIError` 251 whose message says what is wrong with it (a sentence
+    ///   `AuthDataVerification.refusal(_:)` makes, which names the provider when it is passed on).
+    func verify(_ entry: JSONValue, at time: Date) throws(DataAPIError)
 }
 
 extension DataAPIError.Code {

@@ -1,3 +1,5 @@
+import JSON
+
 /// The rules of `_Role` writes from any path (`/roles`, `/classes/_Role`, batch, cloud code),
 /// as LeanCloud's guides give them: a signed-in client may create a role, which must carry an
 /// ACL; a role's own ACL says who may change it (its `users` and `roles` relations included);
@@ -15,8 +17,9 @@ extension DataService {
         if !caller.isMaster, body["ACL"]?.objectValue == nil {
             throw DataAPIError(.incorrectType, "ACL is required.")
         }
+        let storage = storage(for: caller)
         guard try await storage.classExists("_Role") else { return }
-        if try await !roles(where: ["name": .string(name)]).isEmpty {
+        if try await !roles(in: storage, where: ["name": .string(name)]).isEmpty {
             throw DataAPIError(.duplicateValue, "A role named '\(name)' exists.")
         }
     }
@@ -29,7 +32,7 @@ extension DataService {
             throw DataAPIError(.incorrectType, "ACL is required.")
         }
         guard let name = body["name"] else { return }
-        let stored = try await storage.fetch("_Role", id: id)?.fields["name"]
+        let stored = try await storage(for: caller).fetch("_Role", id: id)?.fields["name"]
         // The SDKs may send the name again with other changes: the same name is no change.
         if name != stored { throw DataAPIError(.invalidRoleName, "A role's name can't be changed.") }
     }

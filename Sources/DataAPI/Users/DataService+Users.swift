@@ -1,3 +1,5 @@
+public import JSON
+
 /// The rules every write to `_User` follows, whichever path it took (signup, `/classes/_User`,
 /// batch, cloud code): passwords are hashed before they are stored, usernames, emails and phone
 /// numbers are unique, and the fields the server manages can't be set by a client.
@@ -12,15 +14,18 @@ extension DataService {
     /// (`salt` is an exported LeanCloud user's, which the import folds into `password`.)
     public static let hiddenUserFields: Set<String> = ["password", "sessionToken", "_failedLogins", "_loginAttempts", "salt"]
 
-    /// Checks and completes the body of a `_User` write. `id` is nil for a signup.
-    func prepareUser(_ body: inout [String: JSONValue], id: String?, caller: Caller) async throws {
+    /// Checks and completes the body of a `_User` write. `id` is nil for a signup;
+    /// `authDataChecked` says its `authData` was verified already.
+    func prepareUser(
+        _ body: inout [String: JSONValue], id: String?, caller: Caller, authDataChecked: Bool = false
+    ) async throws {
         if !caller.isMaster {
             for field in Self.managedUserFields where body[field] != nil {
                 throw DataAPIError(.readOnlyField, "\(field) is set by the server.")
             }
         }
         Self.foldProviderKeys(&body)
-        let hasAuthData = try await prepareAuthData(&body, id: id, caller: caller)
+        let hasAuthData = try await prepareAuthData(&body, id: id, caller: caller, checked: authDataChecked)
         try await resetVerification(&body, id: id, caller: caller)
         if id == nil {
             // A user signing up with a third-party account (or anonymously) gets a username.
@@ -43,14 +48,14 @@ extension DataService {
             // storage directly) and the server's own re-hash (`storePasswordHash`) store hashes.
             body["password"] = .string(PasswordHasher.hash(text))
         }
-        try await checkUnique(body, except: id)
+        try await checkUnique(body, except: id, in: storage(for: caller))
     }
 
     /// Stores a hash this host made as a user's password, as it is: the one write of a hash that
     /// doesn't come from `import` (a login re-hashing an imported or older hash). Straight to
     /// storage, since every write through `update` hashes its password.
-    func storePasswordHash(_ hash: String, userId: String) async throws {
-        _ = try await storage.update(
+    func storePasswordHash(_ hash: String, userId: String, in environment: EnvironmentName) async throws {
+        _ = try await engines.engine(for: environment).update(
             "_User", id: userId, changes: ObjectChanges(fields: ["password": .set(.string(hash))]), condition: nil)
     }
 
@@ -61,7 +66,7 @@ extension DataService {
         return String((0..<25).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] })
     }
 
-    private func checkUnique(_ body: [String: JSONValue], except id: String?) async throws {
+    private func checkUnique(_ body: [String: JSONValue], except id: String?, in storage: any StorageEngine) async throws {
         let rules: [(String, DataAPIError.Code, String)] = [
             ("username", .usernameTaken, "Username has already been taken."),
             ("email", .emailTaken, "Email has already been taken."),
@@ -103,12 +108,16 @@ extension DataService {
     /// (`UnionID.markingMainAccounts`), merges it into the user's existing providers on an
     /// update (`{provider: null}` unlinks one), and refuses an account or UnionID already
     /// linked to another user (137). Returns whether the body carries authData.
-    private func prepareAuthData(_ body: inout [String: JSONValue], id: String?, caller: Caller) async throws -> Bool {
+    private func prepareAuthData(
+        _ body: inout [String: JSONValue], id: String?, caller: Caller, checked: Bool
+    ) async throws -> Bool {
         guard let value = body["authData"] else { return false }
         guard case .object(var providers) = value else {
             throw DataAPIError(.incorrectType, "authData must be an object of providers.")
         }
-        providers = try UnionID.markingMainAccounts(try await checkAuthData(providers, caller: caller))
+        if !checked { providers = try await checkAuthData(providers, caller: caller) }
+        providers = try UnionID.markingMainAccounts(providers)
+        let storage = storage(for: caller)
         var merged: [String: JSONValue] = [:]
         if let id, case .object(let stored)? = try await storage.fetch("_User", id: id)?.fields["authData"] { merged = stored }
         for (provider, data) in providers {
@@ -147,12 +156,11 @@ extension DataService {
     /// `onAuthData` is trusted too: only the master key, the hook key or the app's own cloud code
     /// can ask for that, and the server does it once it has checked the providers itself.
     public func checkAuthData(_ providers: [String: JSONValue], caller: Caller) async throws -> [String: JSONValue] {
-        guard let hooks = hooks(.onAuthData, "_User", caller) else {
+        let asked = ObjectEvent(className: "_User", object: ["authData": .object(providers)], caller: caller)
+        guard let event = try await runBefore(.onAuthData, asked) else {
             if !caller.isMaster, !caller.skippedHooks.contains(.onAuthData) { try authDataVerification.check(providers) }
             return providers
         }
-        let event = try await hooks.runBefore(
-            .onAuthData, HookEvent(className: "_User", object: ["authData": .object(providers)], caller: caller))
         guard case .object(let checked)? = event.object["authData"] else {
             throw DataAPIError(.incorrectType, "The onAuthData hook must give back an object of providers.")
         }
@@ -165,7 +173,7 @@ extension DataService {
         let pairs = [("email", "emailVerified"), ("mobilePhoneNumber", "mobilePhoneVerified")]
         guard pairs.contains(where: { body[$0.0]?.stringValue?.isEmpty == false }) else { return }
         var stored: StoredObject?
-        if let id { stored = try await storage.fetch("_User", id: id) }
+        if let id { stored = try await storage(for: caller).fetch("_User", id: id) }
         for (field, flag) in pairs {
             guard let value = body[field], value.stringValue?.isEmpty == false, stored?.fields[field] != value else { continue }
             if caller.isMaster, body[flag] != nil { continue }

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// A JSON Web Token in its compact form, `header.payload.signature` (each part base64url), taken
 /// apart so its signature can be checked. Nothing in it is trusted until that check passes.

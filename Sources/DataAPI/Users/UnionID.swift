@@ -1,3 +1,5 @@
+public import JSON
+
 /// The UnionID an `authData` entry may carry (LeanCloud's UnionID login): one id a platform
 /// (WeChat, QQ, Weibo) gives a person across all of a developer's apps, each app being its
 /// own provider key with its own openid. `{"weixin_app": {"openid": "o1", "unionid": "u1",

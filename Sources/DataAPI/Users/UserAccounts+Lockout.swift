@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// LeanCloud's lockout, counted so that concurrency can't stretch it: every password or code
 /// check first writes itself down as a failure, atomically, and only then runs (the slow
@@ -18,7 +19,7 @@ extension UserAccounts {
     /// counter only these writes move): the write happens only if nobody else wrote one since
     /// this one read the failures; else it reads them again. Each attempt thereby sees all the
     /// attempts before it, on SQLite and on PostgreSQL, from one host or many.
-    func beginAttempt(on user: StoredObject) async throws {
+    func beginAttempt(on user: StoredObject, caller: Caller) async throws {
         var user = user
         for _ in 0..<Self.maxAttemptRetries {
             let failures = user.fields["_failedLogins"]?.arrayValue?.compactMap(\.doubleValue) ?? []
@@ -33,11 +34,11 @@ extension UserAccounts {
                 _ = try await data.update(
                     "_User", id: user.objectId,
                     body: ["_failedLogins": .array(recent.map(JSONValue.double)), "_loginAttempts": .int((generation ?? 0) + 1)],
-                    condition: try QueryPredicate(where: condition), caller: Caller.master.withoutHooks)
+                    condition: try QueryPredicate(where: condition), caller: caller.asServer().withoutHooks)
                 return
             } catch let error as DataAPIError where error.code == .conditionNotMatched {
                 // Another attempt was written first: read the failures again, with it.
-                guard let fresh = try await data.storage.fetch("_User", id: user.objectId) else {
+                guard let fresh = try await data.storage(for: caller).fetch("_User", id: user.objectId) else {
                     throw DataAPIError(.userNotFound, "Could not find user.")
                 }
                 user = fresh

@@ -1,4 +1,5 @@
 public import Foundation
+public import JSON
 
 /// Logging in and out, the current user, passwords and session tokens, with LeanCloud's
 /// lockout: more than 6 failed logins within 15 minutes lock the account until 15 minutes
@@ -39,7 +40,7 @@ public struct UserAccounts: Sendable {
     /// `client` is the address the request came from (wrong codes are counted per address too).
     public func logIn(_ body: [String: JSONValue], caller: Caller = .master, client: String? = nil) async throws -> JSONValue {
         if let code = body["smsCode"]?.stringValue {
-            let user = try await data.user(withPhone: body["mobilePhoneNumber"]?.stringValue ?? "")
+            let user = try await data.user(withPhone: body["mobilePhoneNumber"]?.stringValue ?? "", in: caller.environment)
             return try await logIn(user, smsCode: code, purpose: .login, caller: caller, client: client)
         }
         guard let password = body["password"]?.stringValue, !password.isEmpty else {
@@ -50,15 +51,15 @@ public struct UserAccounts: Sendable {
         else {
             throw DataAPIError(.usernameMissing, "Username is missing or empty.")
         }
-        guard let user = try await data.user(where: field, equals: value) else {
+        guard let user = try await data.user(where: field, equals: value, in: caller.environment) else {
             throw DataAPIError(.userNotFound, "Could not find user.")
         }
-        try await beginAttempt(on: user)
+        try await beginAttempt(on: user, caller: caller)
         guard let stored = user.fields["password"]?.stringValue, PasswordHasher.verify(password, against: stored) else {
             throw DataAPIError(.passwordMismatch, "The username and password mismatch.")
         }
         // An imported LeanCloud hash is replaced by this host's own at the first login that proves it.
-        if PasswordHasher.needsRehash(stored) { try await data.storePasswordHash(PasswordHasher.hash(password), userId: user.objectId) }
+        if PasswordHasher.needsRehash(stored) { try await data.storePasswordHash(PasswordHasher.hash(password), userId: user.objectId, in: caller.environment) }
         return try await complete(user, setting: [:], caller: caller)
     }
 
@@ -69,7 +70,7 @@ public struct UserAccounts: Sendable {
         phone: String, smsCode: String, password: String?, caller: Caller, client: String? = nil
     ) async throws -> (user: JSONValue, created: Bool) {
         try UserVerification.checkPhone(phone)
-        if let user = try await data.user(where: "mobilePhoneNumber", equals: phone) {
+        if let user = try await data.user(where: "mobilePhoneNumber", equals: phone, in: caller.environment) {
             return (try await logIn(user, smsCode: smsCode, purpose: .sms, caller: caller, client: client), false)
         }
         _ = try await codes.redeem(.sms, code: smsCode, target: phone, client: client)
@@ -79,16 +80,15 @@ public struct UserAccounts: Sendable {
         if let password, !password.isEmpty { body["password"] = .string(password) }
         // The server signs the user up (it sets the verified flag), in the caller's environment,
         // so that environment's beforeSave and afterSave hooks of _User run.
-        let signup = Caller(isMaster: true, environment: caller.environment, hookDepth: caller.hookDepth)
-        let user = try await data.create("_User", body: body, caller: signup)
-        return (try await withSession(user), true)
+        let user = try await data.create("_User", body: body, caller: caller.asServer())
+        return (try await withSession(user, caller: caller), true)
     }
 
     /// A login with an SMS code: a wrong code counts as a failed login, as a wrong password does.
     private func logIn(
         _ user: StoredObject, smsCode: String, purpose: VerificationCodes.Purpose, caller: Caller, client: String?
     ) async throws -> JSONValue {
-        try await beginAttempt(on: user)
+        try await beginAttempt(on: user, caller: caller)
         let phone = user.fields["mobilePhoneNumber"]?.stringValue ?? ""
         _ = try await codes.redeem(purpose, code: smsCode, target: phone, client: client)
         // The code reached the phone: the number is verified.
@@ -101,24 +101,24 @@ public struct UserAccounts: Sendable {
         // The attempt that proved the credentials was written down as a failure: all are forgotten.
         var fields = fields
         fields["_failedLogins"] = ["__op": "Delete"]
-        let user = try await write(user.objectId, fields)
+        let user = try await write(user.objectId, fields, caller: caller)
         try await runOnLogin(user, caller: caller)
-        return try await withSession(user)
+        return try await withSession(user, caller: caller)
     }
 
     /// The `onLogin` hook, which may refuse the login by throwing.
     func runOnLogin(_ user: StoredObject, caller request: Caller) async throws {
-        let caller = Caller(isMaster: true, environment: request.environment, user: .object(user.restJSON()))
-        guard let hooks = data.hooks, hooks.hasHook(.onLogin, for: "_User", caller: caller) else { return }
-        _ = try await hooks.runBefore(.onLogin, HookEvent(className: "_User", object: user.restJSON(), caller: caller))
+        // The hook's user is the one logging in (LeanEngine's `request.currentUser`).
+        let caller = request.asServer(for: .object(user.restJSON()))
+        _ = try await data.runBefore(.onLogin, ObjectEvent(className: "_User", object: user.restJSON(), caller: caller))
     }
 
     /// The user of a session token, with the token; 211 when no user holds it.
-    public func currentUser(sessionToken: String) async throws -> JSONValue {
-        guard let user = try await data.user(forSessionToken: sessionToken) else {
+    public func currentUser(sessionToken: String, caller: Caller) async throws -> JSONValue {
+        guard let user = try await data.user(forSessionToken: sessionToken, in: caller.environment) else {
             throw DataAPIError(.userNotFound, "Could not find user.")
         }
-        return try await withSession(user)
+        return try await withSession(user, caller: caller)
     }
 
     /// Changes a user's password after checking the old one, and gives it a new session token
@@ -130,16 +130,17 @@ public struct UserAccounts: Sendable {
             throw DataAPIError(.userNeedsSession, "The user cannot be altered by a client without the session.")
         }
         guard !new.isEmpty else { throw DataAPIError(.passwordMissing, "Password is missing or empty.") }
-        guard let user = try await data.storage.fetch("_User", id: id) else {
+        guard let user = try await data.storage(for: caller).fetch("_User", id: id) else {
             throw DataAPIError(.userNotFound, "Could not find user.")
         }
-        try await beginAttempt(on: user)
+        try await beginAttempt(on: user, caller: caller)
         guard let stored = user.fields["password"]?.stringValue, PasswordHasher.verify(old, against: stored) else {
             throw DataAPIError(.passwordMismatch, "The old password is wrong.")
         }
         let updated = try await write(
-            id, ["password": .string(new), "sessionToken": .string(DataService.newSessionToken()), "_failedLogins": ["__op": "Delete"]])
-        return try await withSession(updated)
+            id, ["password": .string(new), "sessionToken": .string(DataService.newSessionToken()), "_failedLogins": ["__op": "Delete"]],
+            caller: caller)
+        return try await withSession(updated, caller: caller)
     }
 
     /// Gives a user a new session token, ending the old one; only the user itself, or the master key.
@@ -147,27 +148,28 @@ public struct UserAccounts: Sendable {
         guard caller.isMaster || caller.userId == id else {
             throw DataAPIError(.userNeedsSession, "The user cannot be altered by a client without the session.")
         }
-        guard try await data.storage.fetch("_User", id: id) != nil else {
+        guard try await data.storage(for: caller).fetch("_User", id: id) != nil else {
             throw DataAPIError(.userNotFound, "Could not find user.")
         }
-        return try await withSession(try await write(id, ["sessionToken": .string(DataService.newSessionToken())]))
+        return try await withSession(try await write(id, ["sessionToken": .string(DataService.newSessionToken())], caller: caller), caller: caller)
     }
 
     /// Ends a session: the token stops working (the user gets a new one at its next login).
-    public func logOut(sessionToken: String) async throws {
-        guard let user = try await data.user(forSessionToken: sessionToken) else { return }
-        _ = try await write(user.objectId, ["sessionToken": .string(DataService.newSessionToken())])
+    public func logOut(sessionToken: String, caller: Caller) async throws {
+        guard let user = try await data.user(forSessionToken: sessionToken, in: caller.environment) else { return }
+        _ = try await write(user.objectId, ["sessionToken": .string(DataService.newSessionToken())], caller: caller)
     }
 
-    /// The server's own writes to a user: as the master key, running no hooks.
-    func write(_ id: String, _ body: [String: JSONValue]) async throws -> StoredObject {
-        try await data.update("_User", id: id, body: body, caller: Caller.master.withoutHooks).object
+    /// The server's own writes to a user, in the request's environment: as the master key,
+    /// running no hooks.
+    func write(_ id: String, _ body: [String: JSONValue], caller: Caller) async throws -> StoredObject {
+        try await data.update("_User", id: id, body: body, caller: caller.asServer().withoutHooks).object
     }
 
     /// A user as a signup, login or `users/me` answers it: its own view (private fields kept,
     /// columns hidden from clients left out), with its session token.
-    func withSession(_ user: StoredObject) async throws -> JSONValue {
-        let view = try await data.access(for: Caller(isMaster: false)).view(user, asUser: user.objectId)
+    func withSession(_ user: StoredObject, caller: Caller) async throws -> JSONValue {
+        let view = try await data.access(for: caller.forScriptCall(useMasterKey: false, user: nil)).view(user, asUser: user.objectId)
         var json = view.restJSON()
         json["sessionToken"] = user.fields["sessionToken"]
         return .object(json)

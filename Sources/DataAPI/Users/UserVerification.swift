@@ -1,10 +1,15 @@
 public import Foundation
+import JSON
 
 /// LeanCloud's verification flows: codes sent by SMS (phone verification, password reset,
 /// login, plain SMS codes, changing the number) and links sent by email (address verification,
 /// password reset). Messages go through a `MessageSender`; codes through `VerificationCodes`.
 /// A verification that makes `mobilePhoneVerified` or `emailVerified` true fires
 /// `onVerified('sms')` or `onVerified('email')` once the user is written.
+///
+/// Codes, links and the users they reach are production's: a staging with a database of its
+/// own (`--staging-data-dir`) sends no messages to its test users, which keeps a trial of new
+/// code from texting real people.
 public struct UserVerification: Sendable {
     /// How codes and links behave.
     public struct Settings: Sendable {
@@ -61,7 +66,7 @@ public struct UserVerification: Sendable {
     /// Sends a code that verifies a user's phone number; nothing is sent to a number already
     /// verified. 213 when no user has the number.
     public func requestMobilePhoneVerify(_ phone: String) async throws {
-        let user = try await data.user(withPhone: phone)
+        let user = try await data.user(withPhone: phone, in: .production)
         if user.fields["mobilePhoneVerified"] == true { return }
         try await sendCode(.verifyPhone, to: phone, userId: user.objectId, doing: "verify your phone number")
     }
@@ -76,7 +81,7 @@ public struct UserVerification: Sendable {
 
     /// Sends a code that resets the password of the user with this phone number (213 if none).
     public func requestPasswordResetBySmsCode(_ phone: String) async throws {
-        let user = try await data.user(withPhone: phone)
+        let user = try await data.user(withPhone: phone, in: .production)
         try await sendCode(.resetPasswordBySms, to: phone, userId: user.objectId, doing: "reset your password")
     }
 
@@ -94,7 +99,7 @@ public struct UserVerification: Sendable {
 
     /// Sends a code the user with this phone number logs in with (`login` with `smsCode`).
     public func requestLoginSmsCode(_ phone: String) async throws {
-        let user = try await data.user(withPhone: phone)
+        let user = try await data.user(withPhone: phone, in: .production)
         try await sendCode(.login, to: phone, userId: user.objectId, doing: "log in")
     }
 
@@ -119,7 +124,7 @@ public struct UserVerification: Sendable {
             throw DataAPIError(.userNeedsSession, "Changing the phone number needs the user's session.")
         }
         try Self.checkPhone(phone)
-        if let holder = try await data.user(where: "mobilePhoneNumber", equals: phone), holder.objectId != userId {
+        if let holder = try await data.user(where: "mobilePhoneNumber", equals: phone, in: .production), holder.objectId != userId {
             throw DataAPIError(.mobilePhoneTaken, "Mobile phone number has already been taken.")
         }
         try await sendCode(
@@ -141,10 +146,10 @@ public struct UserVerification: Sendable {
 
     /// Sends a link that verifies a user's email address; nothing is sent to an address already
     /// verified. 205 when no user has the address.
-    public func requestEmailVerify(_ email: String, linkBase: String) async throws {
+    public func requestEmailVerify(_ email: String, links: EmailLinks) async throws {
         let user = try await user(withEmail: email)
         if user.fields["emailVerified"] == true { return }
-        try await sendLink(.verifyEmail, to: email, user: user, linkBase: linkBase)
+        try await sendLink(.verifyEmail, to: email, user: user, links: links)
     }
 
     /// Follows a verification link: the address it was sent to is verified.
@@ -152,16 +157,16 @@ public struct UserVerification: Sendable {
         let redemption = try await codes.redeem(.verifyEmail, code: token)
         guard let id = redemption.userId else { throw VerificationCodes.invalid }
         // The link verifies the address it was sent to, not one the user has changed to since.
-        guard let user = try await data.storage.fetch("_User", id: id),
+        guard let user = try await data.engines.production.fetch("_User", id: id),
             user.fields["email"]?.stringValue == redemption.target
         else { throw VerificationCodes.invalid }
         try await markVerified(.email, userId: id, caller: caller)
     }
 
     /// Sends a password-reset link to the user with this email address (205 if none).
-    public func requestPasswordReset(_ email: String, linkBase: String) async throws {
+    public func requestPasswordReset(_ email: String, links: EmailLinks) async throws {
         let user = try await user(withEmail: email)
-        try await sendLink(.resetPasswordByEmail, to: email, user: user, linkBase: linkBase)
+        try await sendLink(.resetPasswordByEmail, to: email, user: user, links: links)
     }
 
     /// Whether a password-reset link still works (the page asks before showing its form).
@@ -182,11 +187,11 @@ public struct UserVerification: Sendable {
     /// What a new user is sent when the settings say so: a link to its email address, a code to
     /// its phone. A failure to send is logged by the caller, never undoes the signup.
     ///
-    /// - Parameter linkBase: where the link starts (the server's public URL); nil sends no link,
-    ///   as no trustworthy address is known (the server refuses to start that way).
-    public func sendSignupMessages(to user: StoredObject, linkBase: String?) async throws {
-        if settings.verifyEmailOnSignup, let linkBase, let email = user.fields["email"]?.stringValue, !email.isEmpty {
-            try await sendLink(.verifyEmail, to: email, user: user, linkBase: linkBase)
+    /// - Parameter links: where the email's link points; nil sends no link, as no trustworthy
+    ///   address is known (the server refuses to start that way).
+    public func sendSignupMessages(to user: StoredObject, links: EmailLinks?) async throws {
+        if settings.verifyEmailOnSignup, let links, let email = user.fields["email"]?.stringValue, !email.isEmpty {
+            try await sendLink(.verifyEmail, to: email, user: user, links: links)
         }
         if settings.verifyPhoneOnSignup, let phone = user.fields["mobilePhoneNumber"]?.stringValue, !phone.isEmpty {
             try await sendCode(.verifyPhone, to: phone, userId: user.objectId, doing: "verify your phone number")
@@ -199,10 +204,8 @@ public struct UserVerification: Sendable {
     private func markVerified(_ channel: OutgoingMessage.Channel, userId: String, caller: Caller) async throws {
         let field = channel == .sms ? "mobilePhoneVerified" : "emailVerified"
         let user = try await data.update("_User", id: userId, body: [field: true], caller: Caller.master.withoutHooks).object
-        let json = JSONValue.object(user.restJSON())
-        let hookCaller = Caller(isMaster: true, environment: caller.environment, user: json, hookDepth: caller.hookDepth)
-        guard let hooks = data.hooks, hooks.hasHook(.onVerified, for: channel.rawValue, caller: hookCaller) else { return }
-        await hooks.runAfter(.onVerified, HookEvent(className: channel.rawValue, object: user.restJSON(), caller: hookCaller))
+        let hookCaller = caller.asServer(for: .object(user.restJSON()))
+        await data.runAfter(.onVerified, ObjectEvent(className: channel.rawValue, object: user.restJSON(), caller: hookCaller))
     }
 
     private func setPassword(_ password: String, userId: String) async throws {
@@ -223,12 +226,12 @@ public struct UserVerification: Sendable {
     }
 
     private func sendLink(
-        _ purpose: VerificationCodes.Purpose, to email: String, user: StoredObject, linkBase: String
+        _ purpose: VerificationCodes.Purpose, to email: String, user: StoredObject, links: EmailLinks
     ) async throws {
         let reset = purpose == .resetPasswordByEmail
         let lifetime = reset ? settings.passwordResetLifetime : settings.emailLinkLifetime
         let token = try await codes.issue(purpose, to: email, userId: user.objectId, ttl: lifetime, link: true)
-        let link = "\(linkBase)/1.1/\(reset ? "resetPassword" : "emailVerify")/\(token)"
+        let link = reset ? links.resetPassword(token) : links.verifyEmail(token)
         let name = user.fields["username"]?.stringValue ?? email
         let text =
             reset
@@ -249,7 +252,7 @@ public struct UserVerification: Sendable {
 
     private func user(withEmail email: String) async throws -> StoredObject {
         try Self.checkEmail(email)
-        guard let user = try await data.user(where: "email", equals: email) else {
+        guard let user = try await data.user(where: "email", equals: email, in: .production) else {
             throw DataAPIError(.emailNotFound, "Could not find a user with this email address.")
         }
         return user

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 extension VerificationCodes {
     /// Budgets of code guesses per hour, kept in the database (class `_GuessCounter`, the
@@ -84,10 +85,10 @@ extension VerificationCodes {
 
         /// Budgets of past hours are deleted when a new one starts, a few at a time.
         private func dropExpired() async throws {
-            guard try await codes.data.storage.classExists(Self.className) else { return }
+            guard try await codes.data.engines.production.classExists(Self.className) else { return }
             var query = ObjectQuery(className: Self.className, limit: 20)
             query.predicate = try QueryPredicate(where: ["expiresAt": ["$lte": .double(codes.now().timeIntervalSince1970)]])
-            for old in try await codes.data.storage.find(query) {
+            for old in try await codes.data.engines.production.find(query) {
                 try await codes.data.delete(Self.className, id: old.objectId, caller: VerificationCodes.caller)
             }
         }

@@ -1,5 +1,5 @@
 import Crypto
-public import Foundation
+import Foundation
 
 extension VerificationCodes {
     /// The key a code's stored form (`codeHash`) is an HMAC-SHA256 under: derived from the

@@ -1,4 +1,5 @@
 public import Foundation
+import JSON
 
 /// One-time codes sent to a phone number or an email address: SMS codes of six digits, and
 /// long tokens for the links in emails. They live in the database (class `_VerificationCode`,
@@ -209,10 +210,10 @@ public struct VerificationCodes: Sendable {
     }
 
     private func records(where condition: [String: JSONValue]) async throws -> [StoredObject] {
-        guard try await data.storage.classExists(Self.className) else { return [] }
+        guard try await data.engines.production.classExists(Self.className) else { return [] }
         var query = ObjectQuery(className: Self.className, limit: ObjectQuery.maxLimit)
         query.predicate = try QueryPredicate(where: .object(condition))
-        return try await data.storage.find(query)
+        return try await data.engines.production.find(query)
     }
 
     private static func randomDigits() -> String {

@@ -1,3 +1,5 @@
+public import JSON
+
 /// The type a class's field holds, recorded on first write so later writes can't change it silently.
 public enum FieldType: String, Sendable, Hashable, CaseIterable {
     case string = "String"

@@ -1,3 +1,5 @@
+public import JSON
+
 /// Checks a value a client wants to store and rewrites it into its stored form.
 ///
 /// Dates are rewritten to canonical ISO text (so they compare as text), a full `Object` value

@@ -1,4 +1,4 @@
-public import DataAPI
+import DataAPI
 import Foundation
 
 /// The application's credentials: the id clients send, the client key, the master key and the

@@ -52,10 +52,10 @@ struct Databases: Sendable {
         return try SQLiteStorage(path: path)
     }
 
-    /// The engine requests use: production's, or the pair that picks by environment.
-    var storage: any StorageEngine {
-        guard let staging else { return production }
-        return EnvironmentStorage(production: production, staging: staging)
+    /// The engine of each environment: production's, and staging's own or production's.
+    var engines: StorageEngines {
+        guard let staging else { return StorageEngines(production) }
+        return StorageEngines(production: production, staging: staging)
     }
 
     /// A service that closes the pools once the server has stopped (it is listed before the

@@ -1,6 +1,7 @@
 public import DataAPI
 public import Foundation
 public import Hooks
+public import JSON
 
 /// Everything the server needs to start.
 public struct HostConfiguration: Sendable {
@@ -31,9 +32,12 @@ public struct HostConfiguration: Sendable {
     public var hookLimits = HookDispatcher.Limits()
     /// Called with every after-hook failure, besides the log (for metrics and tests).
     public var onAfterHookFailure: (@Sendable (HookDispatcher.Failure) -> Void)?
+    /// Who hears every committed write of an app class, whatever path made it (the source
+    /// LiveQuery and jobs subscribe to); see `WriteListener`.
+    public var writeListeners: [any WriteListener] = []
     /// Where each environment's cloud code may send HTTP requests, keyed by environment name
     /// (`production`, `staging`); an environment without a policy may reach no host.
-    public var outbound: [String: OutboundPolicy] = [:]
+    public var outbound: [EnvironmentName: OutboundPolicy] = [:]
     /// How verification codes and links behave (lifetimes, rate limits, what a signup is sent).
     public var verification = UserVerification.Settings()
     /// Captchas, send limits and the SMS text clients may choose.

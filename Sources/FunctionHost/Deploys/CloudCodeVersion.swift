@@ -1,6 +1,7 @@
 import Crypto
-public import DataAPI
+import DataAPI
 import Foundation
+import JSON
 
 /// One deployed bundle of JavaScript cloud code: immutable once made, numbered from 1.
 public struct CloudCodeVersion: Sendable, Hashable {
@@ -48,11 +49,11 @@ public struct CloudCodeVersion: Sendable, Hashable {
     }
 
     /// The version as the deploy API lists it (file names, not their sources).
-    func summary(live: [String]) -> [String: JSONValue] {
+    func summary(live: [EnvironmentName]) -> [String: JSONValue] {
         [
             "version": .int(Int64(number)), "hash": .string(hash), "message": .string(message),
             "createdAt": .string(createdAt), "author": .string(author), "files": .array(files.keys.sorted().map(JSONValue.string)),
-            "live": .array(live.map(JSONValue.string)),
+            "live": .array(live.map { .string($0.rawValue) }),
         ]
     }
 }

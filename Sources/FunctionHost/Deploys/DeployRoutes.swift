@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 
 /// The deploy API, master key only (the `functionhost` CLI speaks it):
 ///
@@ -33,7 +34,7 @@ struct DeployRoutes: Sendable {
                 files: files, message: body["message"]?.stringValue ?? "",
                 author: body["author"]?.stringValue ?? "master key", to: environment)
             var json = version.summary(live: [environment])
-            json["environment"] = .string(environment)
+            json["environment"] = .string(environment.rawValue)
             return JSONResponse(status: .created, .object(json))
         }
         group.get("engine/deploys") { request, context in
@@ -50,9 +51,9 @@ struct DeployRoutes: Sendable {
         group.get("engine/environments") { _, context in
             try Self.requireMaster(context)
             var answer: [String: JSONValue] = [:]
-            for name in EnvironmentState.names {
+            for name in EnvironmentName.allCases {
                 let state = try await deployer.state(of: name)
-                answer[name] = [
+                answer[name.rawValue] = [
                     "version": state.version.map { .int(Int64($0)) } ?? .null,
                     "history": .array(state.history.map { .int(Int64($0)) }),
                 ]
@@ -76,7 +77,7 @@ struct DeployRoutes: Sendable {
                 return Int(number)
             }
             let version = try await deployer.rollback(environment, to: target)
-            return JSONResponse(["environment": .string(environment), "version": .int(Int64(version))])
+            return JSONResponse(["environment": .string(environment.rawValue), "version": .int(Int64(version))])
         }
         group.get("engine/variables") { request, context in
             try Self.requireMaster(context)
@@ -102,7 +103,7 @@ struct DeployRoutes: Sendable {
 
     private static func variables(_ state: EnvironmentState) -> JSONResponse {
         JSONResponse([
-            "environment": .string(state.name), "variables": state.shownVariables,
+            "environment": .string(state.name.rawValue), "variables": state.shownVariables,
             "secrets": .array(state.secrets.sorted().map(JSONValue.string)),
         ])
     }
@@ -118,11 +119,11 @@ struct DeployRoutes: Sendable {
         return try await request.jsonObject(context: context)
     }
 
-    private static func environment(_ name: String) throws -> String {
-        guard EnvironmentState.names.contains(name) else {
+    private static func environment(_ name: String) throws -> EnvironmentName {
+        guard let environment = EnvironmentName(rawValue: name) else {
             throw HostError(status: .badRequest, code: 107, message: "environment must be production or staging, not '\(name)'.")
         }
-        return name
+        return environment
     }
 
     /// A bundle path: relative, `.js`, no `..` (it becomes a module name for `require`).

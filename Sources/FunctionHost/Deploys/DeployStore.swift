@@ -1,5 +1,6 @@
 import DataAPI
 import Foundation
+import JSON
 
 /// Where versions and environments live: the database (classes `_CloudCodeVersion` and
 /// `_EngineEnvironment`, the master key's alone), so they survive restarts and every host on the
@@ -27,64 +28,55 @@ struct DeployStore: Sendable {
     /// The number is also the record's objectId, which the database keeps unique: two hosts
     /// deploying at the same moment can't both take a number; the one that loses takes the next.
     func add(_ draft: CloudCodeVersion) async throws -> CloudCodeVersion {
-        try await onProduction {
-            var attempts = 0
-            while true {
-                attempts += 1
-                let newest = try await records(Self.versions, where: nil, newestFirst: 1).first?.fields["number"]?.intValue
-                var version = draft
-                version.number = Int(newest ?? 0) + 1
-                // Paths hold dots, which object keys may not: files are stored as a list of pairs.
-                let files: [JSONValue] = draft.sortedFiles.map { ["path": .string($0.name), "source": .string($0.source)] }
-                do {
-                    let stored = try await data.create(
-                        Self.versions,
-                        body: [
-                            "number": .int(Int64(version.number)), "files": .array(files), "hash": .string(draft.hash),
-                            "message": .string(draft.message), "author": .string(draft.author), "ACL": [:],
-                        ], objectId: "v\(version.number)", caller: Self.caller)
-                    version.createdAt = stored.createdAt
-                    return version
-                } catch let error as DataAPIError where error.code == .duplicateValue && attempts < 10 {
-                    continue
-                }
+        var attempts = 0
+        while true {
+            attempts += 1
+            let newest = try await records(Self.versions, where: nil, newestFirst: 1).first?.fields["number"]?.intValue
+            var version = draft
+            version.number = Int(newest ?? 0) + 1
+            // Paths hold dots, which object keys may not: files are stored as a list of pairs.
+            let files: [JSONValue] = draft.sortedFiles.map { ["path": .string($0.name), "source": .string($0.source)] }
+            do {
+                let stored = try await data.create(
+                    Self.versions,
+                    body: [
+                        "number": .int(Int64(version.number)), "files": .array(files), "hash": .string(draft.hash),
+                        "message": .string(draft.message), "author": .string(draft.author), "ACL": [:],
+                    ], objectId: "v\(version.number)", caller: Self.caller)
+                version.createdAt = stored.createdAt
+                return version
+            } catch let error as DataAPIError where error.code == .duplicateValue && attempts < 10 {
+                continue
             }
         }
     }
 
     /// An environment as stored, or a new one.
-    func environment(_ name: String) async throws -> EnvironmentState {
-        try await records(Self.environments, where: ["name": .string(name)]).first.map(EnvironmentState.init(record:))
+    func environment(_ name: EnvironmentName) async throws -> EnvironmentState {
+        try await records(Self.environments, where: ["name": .string(name.rawValue)]).first.map(EnvironmentState.init(record:))
             ?? EnvironmentState(name: name)
     }
 
     /// Stores an environment.
     func save(_ environment: EnvironmentState) async throws -> EnvironmentState {
-        try await onProduction {
-            var saved = environment
-            if let id = environment.objectId {
-                _ = try await data.update(Self.environments, id: id, body: environment.record, caller: Self.caller)
-            } else {
-                saved.objectId = try await data.create(Self.environments, body: environment.record, caller: Self.caller).objectId
-            }
-            return saved
+        var saved = environment
+        if let id = environment.objectId {
+            _ = try await data.update(Self.environments, id: id, body: environment.record, caller: Self.caller)
+        } else {
+            saved.objectId = try await data.create(Self.environments, body: environment.record, caller: Self.caller).objectId
         }
+        return saved
     }
 
     /// Records of a class; with `newestFirst`, that many of the highest-numbered versions.
     private func records(_ className: String, where condition: JSONValue?, newestFirst: Int? = nil) async throws -> [StoredObject] {
-        try await onProduction {
-            guard try await data.storage.classExists(className) else { return [] }
-            var query = ObjectQuery(className: className, limit: newestFirst ?? ObjectQuery.maxLimit)
-            if newestFirst != nil { query.order = [SortKey(key: "number", descending: true)] }
-            if let condition { query.predicate = try QueryPredicate(where: condition) }
-            return try await data.storage.find(query)
-        }
-    }
-
-    /// Runs `body` against production's database, whichever environment the request serves.
-    private func onProduction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        try await EnvironmentStorage.$environment.withValue("production") { try await body() }
+        // Production's database, whichever environment the request serves: deploys are the app's.
+        let storage = data.engines.production
+        guard try await storage.classExists(className) else { return [] }
+        var query = ObjectQuery(className: className, limit: newestFirst ?? ObjectQuery.maxLimit)
+        if newestFirst != nil { query.order = [SortKey(key: "number", descending: true)] }
+        if let condition { query.predicate = try QueryPredicate(where: condition) }
+        return try await storage.find(query)
     }
 
     private static func version(_ record: StoredObject) -> CloudCodeVersion? {

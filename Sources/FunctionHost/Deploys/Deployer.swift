@@ -21,10 +21,10 @@ actor Deployer {
     func start(functionsDirectory: String) async throws {
         let files = Dictionary(
             JavaScriptFunctions.files(in: functionsDirectory).map { ($0.name, $0.source) }, uniquingKeysWith: { a, _ in a })
-        var production = try await store.environment("production")
+        var production = try await store.environment(.production)
         let hash = CloudCodeVersion.hash(of: files)
         if production.seedHash != hash {
-            var staging = try await store.environment("staging")
+            var staging = try await store.environment(.staging)
             if !files.isEmpty {
                 let version = try await store.add(
                     CloudCodeVersion(files: files, message: "\(functionsDirectory) at start", author: "host"))
@@ -35,7 +35,7 @@ actor Deployer {
             _ = try await store.save(staging)
             production = try await store.save(production)
         }
-        for name in EnvironmentState.names {
+        for name in EnvironmentName.allCases {
             let state = try await store.environment(name)
             let version = try await storedVersion(state.version)
             environments.install(
@@ -45,7 +45,7 @@ actor Deployer {
 
     /// Stores a bundle as a new version and switches an environment to it; a bundle that fails
     /// to load is refused (400) with its file, line and message, and nothing changes.
-    func deploy(files: [String: String], message: String, author: String, to environment: String) async throws
+    func deploy(files: [String: String], message: String, author: String, to environment: EnvironmentName) async throws
         -> CloudCodeVersion
     {
         guard !files.isEmpty else { throw HostError(status: .badRequest, code: 1, message: "The bundle has no files.") }
@@ -62,15 +62,15 @@ actor Deployer {
 
     /// Production runs exactly the version staging runs.
     func promote() async throws -> Int {
-        guard let number = try await store.environment("staging").version else {
+        guard let number = try await store.environment(.staging).version else {
             throw HostError(status: .badRequest, code: 1, message: "Staging runs no version to promote.")
         }
-        return try await switchTo(number, in: "production")
+        return try await switchTo(number, in: .production)
     }
 
     /// An environment returns to an earlier version: `number`, or the one it ran before the
     /// current one.
-    func rollback(_ environment: String, to number: Int?) async throws -> Int {
+    func rollback(_ environment: EnvironmentName, to number: Int?) async throws -> Int {
         if let number { return try await switchTo(number, in: environment) }
         var state = try await store.environment(environment)
         let history = state.history
@@ -88,7 +88,7 @@ actor Deployer {
     }
 
     /// Changes an environment's variables; its code reloads with them (same version).
-    func setVariables(_ set: [String: String], secret: Bool, unset: [String], in environment: String) async throws
+    func setVariables(_ set: [String: String], secret: Bool, unset: [String], in environment: EnvironmentName) async throws
         -> EnvironmentState
     {
         var state = try await store.environment(environment)
@@ -111,7 +111,7 @@ actor Deployer {
     /// runs: another host sharing the database deployed, promoted, rolled back or changed
     /// variables. (Changes made here are installed as they are made, so they never differ.)
     func sync() async throws {
-        for name in EnvironmentState.names {
+        for name in EnvironmentName.allCases {
             // What runs is read before the database: a deploy here while the read is under way
             // (the actor is re-entered at the await) may have stored and installed a newer
             // version, and the read may still give the older one, which must not be installed.
@@ -129,20 +129,20 @@ actor Deployer {
     }
 
     /// An environment as stored.
-    func state(of environment: String) async throws -> EnvironmentState {
+    func state(of environment: EnvironmentName) async throws -> EnvironmentState {
         try await store.environment(environment)
     }
 
     /// Every version, newest first, with the environments running each.
-    func versions() async throws -> [(version: CloudCodeVersion, live: [String])] {
-        var running: [Int: [String]] = [:]
-        for name in EnvironmentState.names {
+    func versions() async throws -> [(version: CloudCodeVersion, live: [EnvironmentName])] {
+        var running: [Int: [EnvironmentName]] = [:]
+        for name in EnvironmentName.allCases {
             if let number = try await store.environment(name).version { running[number, default: []].append(name) }
         }
         return try await store.allVersions().map { ($0, running[$0.number] ?? []) }
     }
 
-    private func switchTo(_ number: Int, in environment: String) async throws -> Int {
+    private func switchTo(_ number: Int, in environment: EnvironmentName) async throws -> Int {
         var state = try await store.environment(environment)
         let next = try await prepare(number, for: state)
         state.switchTo(number)

@@ -1,10 +1,11 @@
 import DataAPI
+import JSON
 
 /// What the database keeps of one environment (`production` or `staging`): the version it
 /// runs, the versions it ran before (for rollback), and its variables, some of them secret.
 struct EnvironmentState: Sendable, Hashable {
     /// The environment's name.
-    var name: String
+    var name: EnvironmentName
     /// The stored record's id; nil until first saved.
     var objectId: String?
     /// The version it runs; nil runs Swift functions only.
@@ -17,9 +18,6 @@ struct EnvironmentState: Sendable, Hashable {
     var secrets: Set<String> = []
     /// The hash of the functions directory when the host last started (kept on production).
     var seedHash: String?
-
-    /// The two environments a host serves.
-    static let names = ["production", "staging"]
 
     /// Switches to a version, remembering it for rollback.
     mutating func switchTo(_ number: Int) {
@@ -37,7 +35,7 @@ struct EnvironmentState: Sendable, Hashable {
     /// The stored record.
     var record: [String: JSONValue] {
         var record: [String: JSONValue] = [
-            "name": .string(name), "history": .array(history.map { .int(Int64($0)) }),
+            "name": .string(name.rawValue), "history": .array(history.map { .int(Int64($0)) }),
             "variables": .object(variables.mapValues(JSONValue.string)), "secrets": .array(secrets.sorted().map(JSONValue.string)),
             "ACL": [:],
         ]
@@ -49,7 +47,7 @@ struct EnvironmentState: Sendable, Hashable {
 
     /// Reads a stored record.
     init(record: StoredObject) {
-        name = record.fields["name"]?.stringValue ?? ""
+        name = record.fields["name"]?.stringValue.flatMap(EnvironmentName.init(rawValue:)) ?? .production
         objectId = record.objectId
         version = record.fields["version"]?.intValue.map(Int.init)
         history = record.fields["history"]?.arrayValue?.compactMap { $0.intValue.map(Int.init) } ?? []
@@ -59,7 +57,7 @@ struct EnvironmentState: Sendable, Hashable {
     }
 
     /// A new environment.
-    init(name: String) {
+    init(name: EnvironmentName) {
         self.name = name
     }
 }

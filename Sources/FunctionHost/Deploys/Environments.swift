@@ -10,7 +10,7 @@ import Synchronization
 /// live version) and hooks, and its variables. A switch replaces an environment's entry at
 /// once; a call that already took the old entry finishes on it (the old code stays alive until
 /// its last call ends), and new calls take the new one.
-final class Environments: Sendable {
+final class Environments: HookSource {
     /// One environment's running code.
     struct Live: Sendable {
         /// The version it runs; nil for Swift functions only.
@@ -28,7 +28,7 @@ final class Environments: Sendable {
         /// The deadline of a JavaScript function.
         var timeout: Duration
         /// Where each environment's code may send HTTP requests.
-        var outbound: [String: OutboundPolicy]
+        var outbound: [EnvironmentName: OutboundPolicy]
         /// Where load errors and switches are logged.
         var logger: Logger
         /// GC stress for tests (`HostConfiguration.javaScriptCollectsGarbageBeforeEachStep`).
@@ -37,27 +37,31 @@ final class Environments: Sendable {
 
     /// The Swift functions and hooks, in every environment.
     let base: FunctionRegistry
-    /// The hooks that run around data writes, per environment.
-    let hooks: HookDispatcher
     let settings: Settings
-    private let live = Mutex<[String: Live]>([:])
+    /// What each environment runs: its functions and its hooks in one value, under one lock, so
+    /// a switch changes both at once.
+    private let live = Mutex<[EnvironmentName: Live]>([:])
 
-    init(base: FunctionRegistry, hooks: HookDispatcher, settings: Settings) {
+    init(base: FunctionRegistry, settings: Settings) {
         self.base = base
-        self.hooks = hooks
         self.settings = settings
     }
 
     /// What an environment runs now.
-    func current(_ environment: String) -> Live {
+    func current(_ environment: EnvironmentName) -> Live {
         live.withLock { $0[environment] } ?? Live(version: nil, registry: base.serving(environment), variables: [:])
+    }
+
+    /// The hooks an environment runs now: the data service's hook dispatcher reads them here.
+    func hooks(in environment: EnvironmentName) -> HookRegistry {
+        current(environment).registry.hooks
     }
 
     /// Loads a version with an environment's variables, without switching to it. With
     /// `strict`, a file that fails to load fails the whole version (a deploy); otherwise it is
     /// logged and skipped (the code found at start, which must not keep the host down).
     func prepare(
-        _ version: CloudCodeVersion?, for environment: String, variables: [String: String], strict: Bool
+        _ version: CloudCodeVersion?, for environment: EnvironmentName, variables: [String: String], strict: Bool
     ) async throws -> Live {
         var registry = base.serving(environment)
         guard let version else { return Live(version: nil, registry: registry, variables: variables) }
@@ -75,9 +79,9 @@ final class Environments: Sendable {
 
     /// The sandbox's pool, per environment: its workers and the calls in flight on them.
     func poolGauges() -> [HostMetrics.Gauge] {
-        live.withLock { $0 }.sorted { $0.key < $1.key }.flatMap { environment, live -> [HostMetrics.Gauge] in
+        live.withLock { $0 }.sorted { $0.key.rawValue < $1.key.rawValue }.flatMap { environment, live -> [HostMetrics.Gauge] in
             guard let code = live.code else { return [] }
-            let labels = [("environment", environment)]
+            let labels = [("environment", environment.rawValue)]
             return [
                 .init(name: "functionhost_sandbox_workers", labels: labels, value: Double(code.workerCount)),
                 .init(name: "functionhost_sandbox_active_calls", labels: labels, value: Double(code.activeCalls)),
@@ -86,9 +90,8 @@ final class Environments: Sendable {
     }
 
     /// Makes an environment run what `prepare` loaded.
-    func install(_ next: Live, for environment: String) {
+    func install(_ next: Live, for environment: EnvironmentName) {
         live.withLock { $0[environment] = next }
-        hooks.replace(next.registry.hooks, for: environment)
         settings.logger.info(
             "\(environment) now runs \(next.version.map { "version \($0)" } ?? "Swift functions only").")
     }

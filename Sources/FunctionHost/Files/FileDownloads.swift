@@ -29,8 +29,8 @@ struct FileDownloads: Sendable {
     /// The `_File` object of a key. A URL names no environment: production's objects first, then
     /// staging's (the same database unless staging has its own).
     private func stored(_ key: String) async throws -> StoredObject? {
-        for environment in ["production", "staging"] {
-            let found = try await EnvironmentStorage.$environment.withValue(environment) { try await files.file(key: key) }
+        for environment in EnvironmentName.allCases {
+            let found = try await files.file(key: key, in: environment)
             if let found { return found }
         }
         return nil

@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import Hummingbird
+import JSON
 import NIOCore
 
 /// The file API: `POST /files/{name}` (the bytes as the body, or an external `url` as JSON),
@@ -55,7 +56,7 @@ struct FileRoutes: Sendable {
             return JSONResponse([
                 "objectId": .string(issued.objectId), "token": .string(issued.token), "key": .string(issued.key),
                 "name": .string(issued.draft.name), "mime_type": .string(issued.draft.mimeType),
-                "url": .string(FileService.url(of: issued.key, name: kept, baseURL: base)),
+                "url": .string(FileURLs.served(at: base).url(of: issued.key, name: kept)),
                 "upload_url": .string("\(base)/1.1/fileUploads/\(issued.token)"),
                 "provider": .string(Self.provider(for: body)), "bucket": "files",
                 "createdAt": .string(ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())),
@@ -63,7 +64,7 @@ struct FileRoutes: Sendable {
         }
         group.put("fileUploads/:token") { request, context in
             let object = try await tokens.upload(
-                token: try context.parameters.require("token"), baseURL: LinkBase.forFiles(publicURL: publicURL, context: context)
+                token: try context.parameters.require("token"), urls: .served(at: LinkBase.forFiles(publicURL: publicURL, context: context))
             ) { writer in
                 try await Self.copy(request.body, to: writer)
             }
@@ -76,7 +77,7 @@ struct FileRoutes: Sendable {
                 throw DataAPIError(.badParameters, "A form upload needs a multipart/form-data body.")
             }
             let object = try await tokens.upload(
-                token: try context.parameters.require("token"), baseURL: LinkBase.forFiles(publicURL: publicURL, context: context)
+                token: try context.parameters.require("token"), urls: .served(at: LinkBase.forFiles(publicURL: publicURL, context: context))
             ) { writer in
                 try await MultipartFileReader(boundary: boundary).copyFile(from: request.body, to: writer)
             }
@@ -119,7 +120,7 @@ struct FileRoutes: Sendable {
         }
         let prepared = try await files.prepare(draft, caller: context.caller)
         let object = try await files.store(
-            prepared, baseURL: LinkBase.forFiles(publicURL: publicURL, context: context), caller: context.caller
+            prepared, urls: .served(at: LinkBase.forFiles(publicURL: publicURL, context: context)), caller: context.caller
         ) { writer in
             if let buffered {
                 try buffered.withUnsafeReadableBytes { try writer.write($0) }

@@ -1,6 +1,7 @@
-public import DataAPI
+import DataAPI
 import Foundation
 public import Hooks
+public import JSON
 
 /// The cloud functions a host serves, registered before it starts and frozen after.
 ///
@@ -24,7 +25,7 @@ public struct FunctionRegistry: Sendable {
 
         /// The environments that serve the function (`["staging"]` to try one there first); nil
         /// serves it in every environment.
-        public var environments: Set<String>?
+        public var environments: Set<EnvironmentName>?
 
         /// Whether the function itself ends at its request's deadline (JavaScript functions do,
         /// in their sandbox); otherwise the host races it against a timer.
@@ -52,7 +53,7 @@ public struct FunctionRegistry: Sendable {
     public init() {}
 
     /// The registry as one environment serves it: without the functions registered for others.
-    func serving(_ environment: String) -> FunctionRegistry {
+    func serving(_ environment: EnvironmentName) -> FunctionRegistry {
         var registry = self
         registry.entries = entries.filter { $0.value.options.environments?.contains(environment) ?? true }
         return registry

@@ -1,7 +1,9 @@
+import CallSupport
 public import DataAPI
 import Hooks
 import Foundation
 import HTTPTypes
+public import JSON
 public import Logging
 
 /// What a cloud function receives: its parameters, who called it and how, and the data API.
@@ -22,7 +24,7 @@ public struct FunctionRequest: Sendable {
     /// The environment whose code serves the call: `production`, or `staging` with `X-LC-Prod: 0`.
     /// Its writes run the hooks of `data.caller.environment`: production's for a client's call
     /// when staging shares production's data.
-    public var environment: String
+    public var environment: EnvironmentName
     /// The environment's variables (`functionhost env set`), secrets included: LeanEngine's
     /// `process.env`.
     public var variables: [String: String]
@@ -57,7 +59,7 @@ public struct FunctionRequest: Sendable {
         request.params = params
         if let sessionToken, !sessionToken.isEmpty {
             // The token is the calling code's choice (server code), never a client's.
-            guard let user = try await data.service.userJSON(forSessionToken: sessionToken) else {
+            guard let user = try await data.service.userJSON(forSessionToken: sessionToken, in: data.caller.environment) else {
                 throw DataAPIError(.userNotFound, "Could not find user.")
             }
             var caller = data.caller

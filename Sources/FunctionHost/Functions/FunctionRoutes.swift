@@ -1,7 +1,9 @@
+import CallSupport
 import DataAPI
 import Foundation
 import Hooks
 import Hummingbird
+import JSON
 import Logging
 
 /// `/functions/{name}` (callFunction: plain JSON) and `/call/{name}` (rpc: typed values kept),
@@ -61,17 +63,19 @@ struct FunctionRoutes: Sendable {
             params = .object(members)
         }
         let environment = context.functionsEnvironment
-        var tags: Logger.Metadata = ["function": .string(name), "environment": .string(environment)]
+        var tags: Logger.Metadata = ["function": .string(name), "environment": .string(environment.rawValue)]
         if let version = live.version { tags["version"] = .stringConvertible(version) }
-        let user = entry.options.fetchesUser ? try await currentUser(sessionToken, known: caller.user) : nil
-        // Functions act as their caller (its user's ACL rights, until they ask for `asMaster`),
-        // and their writes run the hooks the caller's own writes would: a client's staging call
-        // on shared data writes under production's hooks.
+        let user = entry.options.fetchesUser ? try await currentUser(sessionToken, caller: caller) : nil
+        // Functions act as their caller (`Caller.forSwiftCode`; the user the function was given,
+        // which a text/plain body's token may name), and their writes run the hooks the caller's
+        // own writes would: a client's staging call on shared data writes under production's hooks.
+        var dataCaller = caller.forSwiftCode
+        dataCaller.user = user
         let functionRequest = FunctionRequest(
             params: params, sessionToken: sessionToken, currentUser: user, isRPC: rpc,
             remoteAddress: ClientAddress.of(request, context), isMaster: caller.isMaster,
             environment: environment, variables: live.variables, taggedLogger: TaggedLogger(context.logger.recording(into: logs), tags: tags), deadline: .now + entry.options.timeout,
-            data: DataClient(service: data, caller: Caller(isMaster: caller.isMaster, environment: caller.environment, user: user)),
+            data: DataClient(service: data, caller: dataCaller),
             functions: registry)
         let start = ContinuousClock.now
         let result: JSONValue
@@ -79,20 +83,20 @@ struct FunctionRoutes: Sendable {
             result = try await run(entry, functionRequest, name: name)
         } catch {
             metrics.recordFunction(
-                name: name, environment: environment, outcome: Self.outcome(of: error), duration: start.duration(to: .now))
+                name: name, environment: environment.rawValue, outcome: Self.outcome(of: error), duration: start.duration(to: .now))
             throw error
         }
-        metrics.recordFunction(name: name, environment: environment, outcome: "ok", duration: start.duration(to: .now))
+        metrics.recordFunction(name: name, environment: environment.rawValue, outcome: "ok", duration: start.duration(to: .now))
         return JSONResponse(["result": rpc ? result : Self.plain(result)])
     }
 
     /// The user of a session token, without its secrets; an unknown token is refused, as
     /// LeanEngine refuses it before the function runs.
-    private func currentUser(_ sessionToken: String?, known: JSONValue?) async throws -> JSONValue? {
+    private func currentUser(_ sessionToken: String?, caller: Caller) async throws -> JSONValue? {
         guard let sessionToken else { return nil }
         // The middleware already found the header's user; a token from a text/plain body is new.
-        if let known, known["sessionToken"]?.stringValue == sessionToken { return known }
-        guard let user = try await data.userJSON(forSessionToken: sessionToken) else {
+        if let known = caller.user, known["sessionToken"]?.stringValue == sessionToken { return known }
+        guard let user = try await data.userJSON(forSessionToken: sessionToken, in: caller.environment) else {
             throw HostError(status: .unauthorized, code: 211, message: "Could not find user.")
         }
         return user

@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import Hummingbird
+import JSON
 import Logging
 import Sandbox
 
@@ -45,7 +46,7 @@ enum JavaScriptFunctions {
     ///     a name is defined both in Swift and in JavaScript.
     static func load(
         files: [(name: String, source: String)], into registry: inout FunctionRegistry, timeout: Duration,
-        outbound policies: [String: OutboundPolicy] = [:], variables: [String: String] = [:],
+        outbound policies: [EnvironmentName: OutboundPolicy] = [:], variables: [String: String] = [:],
         collectsGarbageBeforeEachStep: Bool = false, refusingClashes: Bool = false, logger: Logger
     ) async throws -> CloudCode? {
         let outbound = outboundHTTP(policies)
@@ -99,9 +100,7 @@ enum JavaScriptFunctions {
         do {
             outcome = try await code.call(
                 name, request: payload, mode: request.isRPC ? .rpc : .function, host: ScriptHost(
-                    service: request.data.service,
-                    environment: request.data.caller.environment, hookDepth: 0,
-                    deadline: request.deadline, run: { try await request.run($0, params: $1, sessionToken: $2) }, outbound: outbound),
+                    service: request.data.service, caller: request.data.caller, deadline: request.deadline, run: { try await request.run($0, params: $1, sessionToken: $2) }, outbound: outbound),
                 cpuLimit: cpuBudget(until: request.deadline), deadline: request.deadline)
         } catch {
             switch error.kind {
@@ -136,7 +135,7 @@ enum JavaScriptFunctions {
 
     /// `fetch` for an environment's scripts: through the shared client, under that
     /// environment's allow-list (an environment without one reaches no host).
-    static func outboundHTTP(_ policies: [String: OutboundPolicy]) -> @Sendable (String) -> ScriptHost.Outbound {
+    static func outboundHTTP(_ policies: [EnvironmentName: OutboundPolicy]) -> @Sendable (EnvironmentName) -> ScriptHost.Outbound {
         let client = OutboundHTTP()
         return { environment in
             let policy = policies[environment] ?? OutboundPolicy()

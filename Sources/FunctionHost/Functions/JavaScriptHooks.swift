@@ -1,5 +1,6 @@
 import DataAPI
 import Hooks
+import JSON
 import Logging
 import Sandbox
 
@@ -11,7 +12,7 @@ enum JavaScriptHooks {
     /// `email`; `onLogin`'s and `onAuthData`'s is `_User`).
     static func register(
         _ hook: CloudCode.Hook, named name: String, of code: CloudCode, into registry: inout HookRegistry,
-        outbound: @escaping @Sendable (String) -> ScriptHost.Outbound, logger: Logger
+        outbound: @escaping @Sendable (EnvironmentName) -> ScriptHost.Outbound, logger: Logger
     ) {
         guard let kind = HookKind(rawValue: hook.kind) else { return }
         guard !registry.contains(kind, hook.className) else {
@@ -33,11 +34,8 @@ enum JavaScriptHooks {
             "updatedKeys": .array(request.updatedKeys.map(JSONValue.string)), "user": request.user ?? .null,
             "context": .object(request.context), "results": .array(request.results.map { .object($0.restJSON()) }),
         ]
-        let caller = request.data.caller
         let host = ScriptHost(
-            service: request.data.service,
-            environment: caller.environment, hookDepth: caller.hookDepth,
-            deadline: request.deadline, run: { _, _, _ in throw HookError(code: 1, message: "AV.Cloud.run of a Swift function isn't available in hooks yet.") },
+            service: request.data.service, caller: request.data.caller, deadline: request.deadline, run: { _, _, _ in throw HookError(code: 1, message: "AV.Cloud.run of a Swift function isn't available in hooks yet.") },
             outbound: outbound)
         let outcome: CloudCode.Outcome
         do {

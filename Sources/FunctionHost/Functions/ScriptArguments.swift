@@ -1,4 +1,5 @@
 import DataAPI
+import JSON
 
 /// The arguments of one `data.*` call from a script, read into what the REST routes take.
 ///
@@ -79,27 +80,10 @@ struct ScriptArguments: Sendable {
         }
     }
 
-    /// `where`, `order`, `limit`, `skip`, `keys`, `include` and `returnACL` as the REST query
-    /// parameters of `GET /classes/{cls}`.
-    func queryParameters() throws(DataAPIError) -> [String: String] {
-        var parameters: [String: String] = [:]
-        switch json["where"] {
-        case nil, .null?: break
-        case .string(let text)?: parameters["where"] = text
-        case let condition?: parameters["where"] = condition.jsonString
-        }
-        for name in ["order", "keys", "include"] {
-            if let text = try list(name) { parameters[name] = text }
-        }
-        for name in ["limit", "skip"] {
-            switch json[name] {
-            case nil, .null?: break
-            case .string(let text)?: parameters[name] = text
-            // A fraction or a non-number goes through as text, refused by the REST parser's check.
-            case let value?: parameters[name] = value.intValue.map { String($0) } ?? value.jsonString
-            }
-        }
-        if json["returnACL"] == true { parameters["returnACL"] = "true" }
-        return parameters
+    /// `where`, `order`, `limit`, `skip`, `keys`, `include` and `returnACL`: the query's REST
+    /// parameters as JSON, as the script passed them (`ObjectQuery(className:query:)` reads
+    /// objects and lists directly, so nothing is printed as text to be parsed again).
+    func query() -> [String: JSONValue] {
+        (json.objectValue ?? [:]).filter { ["where", "order", "keys", "include", "limit", "skip", "returnACL"].contains($0.key) }
     }
 }

@@ -1,4 +1,5 @@
 import DataAPI
+import JSON
 import Sandbox
 
 /// The `data.*` operations the injected JavaScript SDK asks of the host (`AV.Object.save`,
@@ -43,9 +44,9 @@ struct ScriptDataOperations: Sendable {
             return .object(try await service.answer(object, sent: body, caller: caller).restJSON())
         case "data.update":
             let body = try arguments.body()
-            let (object, _) = try await service.update(
+            let object = try await service.update(
                 try arguments.className(), id: try arguments.objectId(), body: body,
-                condition: try arguments.condition(), caller: caller)
+                condition: try arguments.condition(), caller: caller).object
             return .object(try await service.answer(object, sent: body, caller: caller).restJSON())
         case "data.delete":
             try await service.delete(
@@ -56,15 +57,14 @@ struct ScriptDataOperations: Sendable {
             return try await fetch(arguments, caller: caller)
         case "data.find":
             // Through the parameters, as the REST route does, so find hooks run for scripts too.
-            let (query, objects, _) = try await service.find(
-                try arguments.className(), parameters: try arguments.queryParameters(), caller: caller)
+            let (query, objects, _) = try await service.find(try arguments.className(), query: arguments.query(), caller: caller)
             return .array(
                 objects.map { object in
                     let json = object.restJSON(includeACL: query.returnACL)
                     return .object(query.keys?.apply(to: json) ?? json)
                 })
         case "data.count":
-            var query = try ObjectQuery(className: try arguments.className(), parameters: try arguments.queryParameters())
+            var query = try ObjectQuery(className: try arguments.className(), query: arguments.query())
             // Only the condition counts, as in `GET /classes/{cls}?count=1&limit=0`.
             query.limit = 0
             query.skip = 0

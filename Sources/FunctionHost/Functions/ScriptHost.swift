@@ -1,5 +1,6 @@
 import DataAPI
 import HTTPTypes
+import JSON
 import Sandbox
 
 /// What a JavaScript invocation reaches through `__fhCall`: the data API, the host's other
@@ -10,10 +11,10 @@ struct ScriptHost: SandboxHost {
 
     /// The service every data call goes through (with hooks).
     let service: DataService
-    /// The environment whose hooks the invocation's writes run.
-    let environment: String
-    /// How many hooks deep the invocation runs: 0 for a function, 1 and more for hooks.
-    let hookDepth: Int
+    /// The invocation's caller, as the request's authentication built it (one hook deeper for
+    /// a hook): each data call derives its own from it (`Caller.forScriptCall`), so the
+    /// environment and depth always come from the request.
+    let caller: Caller
     /// When the invocation must have answered.
     let deadline: ContinuousClock.Instant
     /// Calls another function of the host (`AV.Cloud.run` of a Swift function): name,
@@ -29,12 +30,10 @@ struct ScriptHost: SandboxHost {
         }
         switch operation {
         case _ where operation.hasPrefix("data."):
-            // The sandbox's own task doesn't carry the request's environment: it is set again here.
-            let caller = try await caller(for: arguments)
+            // The call's caller carries the request's environment, and with it its database.
+            let caller = try await callerOfCall(arguments)
             do {
-                return try await EnvironmentStorage.$environment.withValue(caller.environment) {
-                    try await ScriptDataOperations(service: service).perform(operation, arguments: arguments, caller: caller)
-                }
+                return try await ScriptDataOperations(service: service).perform(operation, arguments: arguments, caller: caller)
             } catch let error as HostCallError {
                 throw error
             } catch {
@@ -59,12 +58,14 @@ struct ScriptHost: SandboxHost {
     /// "whose step is running" is no identity. The hooks named in `__ignore_hooks` are skipped
     /// (the SDK's `disableBeforeHook()`; the object a hook was given carries it, so saving it
     /// again runs none of its class's hooks): scripts are the app's own server code.
-    private func caller(for arguments: JSONValue) async throws(HostCallError) -> Caller {
+    private func callerOfCall(_ arguments: JSONValue) async throws(HostCallError) -> Caller {
         let options = arguments["options"]
-        var caller = Caller(isMaster: options?["useMasterKey"]?.boolValue ?? false, environment: environment, hookDepth: hookDepth)
-        if !caller.isMaster, let token = options?["sessionToken"]?.stringValue, !token.isEmpty {
-            caller.user = try await user(token)
+        let useMasterKey = options?["useMasterKey"]?.boolValue ?? false
+        var user: JSONValue?
+        if !useMasterKey, let token = options?["sessionToken"]?.stringValue, !token.isEmpty {
+            user = try await self.user(token)
         }
+        var caller = caller.forScriptCall(useMasterKey: useMasterKey, user: user)
         for name in arguments["data"]?["__ignore_hooks"]?.arrayValue ?? [] {
             if let kind = name.stringValue.flatMap(HookKind.init(rawValue:)) { caller.skippedHooks.insert(kind) }
         }
@@ -94,7 +95,7 @@ struct ScriptHost: SandboxHost {
     private func user(_ sessionToken: String) async throws(HostCallError) -> JSONValue {
         let user: JSONValue?
         do {
-            user = try await service.userJSON(forSessionToken: sessionToken)
+            user = try await service.userJSON(forSessionToken: sessionToken, in: caller.environment)
         } catch {
             throw HostCallError(code: 1, message: String(describing: error))
         }

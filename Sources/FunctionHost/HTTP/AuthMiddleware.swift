@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 
 /// Authenticates every request except the health check and the server clock, answering
 /// 401 `{"code":401,"error":"Unauthorized."}` to wrong or missing credentials.
@@ -45,7 +46,7 @@ struct AuthMiddleware: RouterMiddleware {
                 credentials = Authenticator.credentials(fromBody: body)
             }
         }
-        guard var caller = authenticator.caller(for: credentials) else {
+        guard var caller = authenticator.caller(for: credentials, inDialect: context.dialect != nil) else {
             throw HostError.unauthorized
         }
         caller.presentedHookKey = authenticator.isHookKey(credentials.hookKey)
@@ -53,20 +54,18 @@ struct AuthMiddleware: RouterMiddleware {
         // they can't reach production's data, or for the master key: on shared data a client
         // picking staging would otherwise pick which validation (none, an old one) its writes pass.
         if let production = request.headers[.lcProd], production == "0" || production == "false" {
-            context.functionsEnvironment = "staging"
-            if !stagingSharesData || caller.isMaster { caller.environment = "staging" }
+            context.functionsEnvironment = .staging
+            if !stagingSharesData || caller.isMaster { caller.environment = .staging }
         }
         // The session's user rides with the caller, so hooks fired by this request see it. An
         // unknown token is not refused here: functions with `fetchUser: false` take any token.
         if let token = request.headers.sessionToken {
-            caller.user = try await data.userJSON(forSessionToken: token)
+            caller.user = try await data.userJSON(forSessionToken: token, in: caller.environment)
         }
+        // Built once, here: everything this request reads or writes acts as this caller, and
+        // reaches its environment's database (the same one, unless staging has its own).
         context.caller = caller
-        // Everything this request reads or writes goes to its environment's database (the same
-        // one, unless staging has its own).
-        return try await EnvironmentStorage.$environment.withValue(caller.environment) {
-            try await next(request, context)
-        }
+        return try await next(request, context)
     }
 
     /// `/1.1/functions/{Class}/{hook}`: exactly the paths `HookRoutes` serves.

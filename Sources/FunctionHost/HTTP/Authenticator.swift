@@ -3,6 +3,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import Hummingbird
+import JSON
 
 /// Decides who a request comes from, from LeanCloud's headers, their legacy AVOSCloud, Uluru and
 /// Parse aliases, or the `_ApplicationId`-style fields browsers put in `text/plain` bodies.
@@ -22,14 +23,15 @@ struct Authenticator: Sendable {
         var hookKey: String?
     }
 
-    /// The caller, or nil when the credentials are wrong or missing.
-    func caller(for credentials: Credentials) -> Caller? {
+    /// The caller, or nil when the credentials are wrong or missing. A request in a LAS or
+    /// MaxLeap dialect may also sign in MaxLeap's form (`keyFirstSHA256`).
+    func caller(for credentials: Credentials, inDialect: Bool = false) -> Caller? {
         guard let appId = credentials.appId, Self.constantTimeEqual(appId, keys.appId) else { return nil }
         if let masterKey = credentials.masterKey {
             return Self.constantTimeEqual(masterKey, keys.masterKey) ? Caller(isMaster: true) : nil
         }
         if let sign = credentials.sign {
-            return verifySign(sign)
+            return verifySign(sign, keyFirstSHA256: inDialect)
         }
         if let key = credentials.key {
             let parts = key.split(separator: ",", maxSplits: 1).map(String.init)
@@ -51,16 +53,21 @@ struct Authenticator: Sendable {
 
     /// `X-LC-Sign: md5(timestamp + key),timestamp[,master]`, with a timestamp within the window
     /// around the server's clock: without that bound, one signature seen in a log or a proxy
-    /// would be the master key for good.
-    private func verifySign(_ sign: String) -> Caller? {
+    /// would be the master key for good. With `keyFirstSHA256`, a 64-digit signature is MaxLeap's
+    /// `sha256(key + timestamp)` instead (`BAAS:…/AccessControlServiceImpl.java:325-364`), under
+    /// the same window.
+    private func verifySign(_ sign: String, keyFirstSHA256: Bool = false) -> Caller? {
         let parts = sign.split(separator: ",").map(String.init)
         guard parts.count >= 2, let signedAt = Self.date(ofTimestamp: parts[1]),
             abs(signedAt.timeIntervalSince(now())) <= signatureWindow
         else { return nil }
         let isMaster = parts.count >= 3 && parts[2] == "master"
         let key = isMaster ? keys.masterKey : keys.appKey
-        let digest = Insecure.MD5.hash(data: Array((parts[1] + key).utf8))
-        let expected = digest.map { byte in
+        let bytes: [UInt8] =
+            keyFirstSHA256 && parts[0].count == 64
+            ? Array(SHA256.hash(data: Array((key + parts[1]).utf8)))
+            : Array(Insecure.MD5.hash(data: Array((parts[1] + key).utf8)))
+        let expected = bytes.map { byte in
             let hex = String(byte, radix: 16)
             return byte < 16 ? "0" + hex : hex
         }.joined()

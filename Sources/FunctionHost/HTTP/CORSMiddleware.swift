@@ -5,7 +5,7 @@ import Hummingbird
 struct LeanCloudCORSMiddleware: RouterMiddleware {
     typealias Context = HostRequestContext
 
-    static let allowedHeaders = [
+    static let allowedHeaders = ([
         "Content-Type", "X-AVOSCloud-Application-Id", "X-AVOSCloud-Application-Key",
         "X-AVOSCloud-Application-Production", "X-AVOSCloud-Client-Version", "X-AVOSCloud-Request-Sign",
         "X-AVOSCloud-Session-Token", "X-AVOSCloud-Super-Key", "X-AVOSCloud-Master-Key", "X-Requested-With",
@@ -13,7 +13,7 @@ struct LeanCloudCORSMiddleware: RouterMiddleware {
         "X-Uluru-Client-Version", "X-Uluru-Session-Token", "X-LC-Hook-Key", "X-LC-Id", "X-LC-Key", "X-LC-Prod",
         "X-LC-Session", "X-LC-Sign", "X-LC-UA", "X-Parse-Application-Id", "X-Parse-REST-API-Key",
         "X-Parse-Master-Key", "X-Parse-Session-Token",
-    ].joined(separator: ", ")
+    ] + DialectHeaders.corsNames).joined(separator: ", ")
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response

@@ -35,9 +35,14 @@ public struct HostError: Error, Sendable {
         case let error as CloudError:
             self.init(status: error.status, code: error.code, message: error.message)
         case let error as HookError:
-            self.init(status: HTTPResponse.Status(code: error.status), code: error.code, message: error.message)
+            self.init(status: Self.status(for: error), code: error.code, message: error.message)
+        case let error as DataAPIError where error.code.isHostFailure:
+            // The disk, an import, the configuration: the operator's business, told by the log.
+            return nil
         case let error as DataAPIError:
             self.init(status: Self.status(for: error.code), code: error.code.rawValue, message: error.message)
+        case let error as JSONSyntaxError:
+            self.init(mapping: DataAPIError(error))
         case let error as any HTTPResponseError:
             let status = error.status
             let message: String
@@ -51,6 +56,14 @@ public struct HostError: Error, Sendable {
         default:
             return nil
         }
+    }
+
+    /// A hook's stop: a refused login is unauthorized, whatever the hook threw; a hook past its
+    /// deadline is 503 (LeanCloud's 141); else the status the hook's code asked for, or 400.
+    private static func status(for error: HookError) -> HTTPResponse.Status {
+        if error.hook == .onLogin { return .unauthorized }
+        if error.reason == .timedOut { return .serviceUnavailable }
+        return error.requestedStatus.map { HTTPResponse.Status(code: $0) } ?? .badRequest
     }
 
     private static func status(for code: DataAPIError.Code) -> HTTPResponse.Status {

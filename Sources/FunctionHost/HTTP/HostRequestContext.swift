@@ -12,7 +12,14 @@ public struct HostRequestContext: RequestContext {
     /// The environment whose functions the request calls (`X-LC-Prod`), set by the auth
     /// middleware. The hooks its writes run are the caller's `environment`, which differs on
     /// shared data: a client's `X-LC-Prod: 0` calls staging's functions under production's hooks.
-    public var functionsEnvironment = "production"
+    public var functionsEnvironment = EnvironmentName.production
+    /// The REST dialect the request speaks (LAS, MaxLeap), decided once by `DialectResponder`;
+    /// nil for LeanCloud's. It lets a dialect's sign form through authentication.
+    public var dialect: Dialect?
+    /// Why the dialects' edge refused the request before it became a LeanCloud request (bad
+    /// JSON, an unknown route); `DialectRoutes` answers it once rate limits and authentication
+    /// have passed, so the edge's refusals are limited and authenticated as every answer is.
+    var dialectRefusal: HostError?
     /// The largest body accepted; set from the configuration by the auth middleware.
     public var bodyLimit: Int = 20 * 1024 * 1024
 

@@ -1,5 +1,6 @@
-public import DataAPI
+import DataAPI
 public import Hummingbird
+public import JSON
 import NIOCore
 
 /// A JSON body with a status, written with our own serializer (LeanCloud's `__type` values

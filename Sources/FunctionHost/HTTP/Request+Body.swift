@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import Hummingbird
+import JSON
 
 extension Request {
     /// The body as a JSON object; an empty body is an empty object.

@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 
 /// `GET /engine/logs?environment=E&after=N&limit=N` (master key): an environment's recent
 /// function and hook log lines, oldest first; `after` (a line's `sequence`) returns only newer
@@ -14,7 +15,7 @@ struct LogRoutes: Sendable {
             }
             let parameters = request.queryParameters
             let environment = parameters["environment"] ?? "production"
-            guard EnvironmentState.names.contains(environment) else {
+            guard EnvironmentName(rawValue: environment) != nil else {
                 throw HostError(status: .badRequest, code: 107, message: "environment must be production or staging, not '\(environment)'.")
             }
             let after = try Self.integer(parameters["after"], name: "after", range: 0...Int.max) ?? 0

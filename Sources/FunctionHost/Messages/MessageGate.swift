@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 
 /// Stands before every SMS and email a client causes (the verification endpoints and the
 /// signup messages): an SMS needs a captcha's `validate_token` when the server requires one, and

@@ -97,7 +97,9 @@ public final class HostMetrics: Sendable {
     /// Everything, in Prometheus's text exposition format, with `gauges` as they are now.
     func render(gauges: [Gauge]) -> [UInt8] {
         for gauge in gauges {
-            registry.makeGauge(name: gauge.name, labels: gauge.labels).set(gauge.value)
+            // An empty unit and help leave the name as it is and write no `# HELP` line.
+            let descriptor = MetricNameDescriptor(metricName: gauge.name, unitName: "", helpText: "")
+            registry.makeGauge(descriptor: descriptor, labels: gauge.labels).set(gauge.value)
         }
         return registry.emitToBuffer()
     }

@@ -1,7 +1,7 @@
 extension HostConfiguration {
     /// The outbound HTTP policy of an environment (`production`, `staging`); one that is not
     /// configured allows nothing.
-    public func outboundPolicy(for environment: String) -> OutboundPolicy {
+    public func outboundPolicy(for environment: EnvironmentName) -> OutboundPolicy {
         outbound[environment] ?? OutboundPolicy()
     }
 }

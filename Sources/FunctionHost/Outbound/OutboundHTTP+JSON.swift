@@ -1,4 +1,5 @@
-public import DataAPI
+import DataAPI
+import JSON
 
 extension OutboundHTTP {
     /// The request as the sandbox bridge passes it, `{url, method?, headers?: {name: value},

@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 
 /// `POST /batch`: many object requests in one, each answered in order with `{"success": ...}`
 /// or `{"error": {"code", "error"}}`; one failing request doesn't stop the others.

@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 
 /// One item of a `POST /batch/save` call, checked and taken apart before anything is written:
 /// a malformed item fails the whole call with 400 and no write.

@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 
 /// The items of one `/batch/save` call, each resolved to a create or an update before anything
 /// runs, then run in order through the same `ObjectEndpoint` as the REST routes.

@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 
 /// `GET /cloudQuery?cql=...&pvalues=[...]`: CQL queries, answered `{results, className, count?}`.
 struct CloudQueryRoutes: Sendable {

@@ -52,18 +52,17 @@ struct HookRoutes: Sendable {
         // The segment shares its parameter name with `functions/:name` (one router trie).
         let first = try context.parameters.require("name")
         let name = try context.parameters.require("hook")
-        guard let (kind, className) = Self.hook(first, name), let hooks = data.hooks else {
+        guard let (kind, className) = Self.hook(first, name) else {
             throw HostError(status: .notFound, code: 1, message: "No \(name) hook of '\(first)'.")
         }
         let body = try await request.jsonObject(context: context)
+        // The platform is the caller: it acts with the master key in the request's environment.
+        var caller = context.caller.asServer()
         if kind == .onAuthData {
             guard case .object(let providers)? = body["authData"] else {
                 throw HostError(status: .badRequest, code: 107, message: "An onAuthData call needs authData.")
             }
-            let caller = Caller(isMaster: true, environment: context.caller.environment)
-            guard hooks.hasHook(kind, for: className, caller: caller) else {
-                throw HostError(status: .notFound, code: 1, message: "No onAuthData hook of '_User'.")
-            }
+            try checkRegistered(kind, className, caller: caller, name: name)
             return JSONResponse(["result": .object(try await data.checkAuthData(providers, caller: caller))])
         }
         guard case .object(var object)? = body["object"] else {
@@ -72,23 +71,24 @@ struct HookRoutes: Sendable {
         let updatedKeys = object.removeValue(forKey: "_updatedKeys")?.arrayValue?.compactMap(\.stringValue) ?? []
         object["__before"] = nil
         object["__after"] = nil
-        var caller = Caller(isMaster: true, environment: context.caller.environment)
         if case .object? = body["user"] { caller.user = body["user"] }
         // The user hooks' object is the user itself (LeanEngine's request.currentUser).
         if kind == .onLogin || kind == .onVerified { caller.user = .object(object) }
-        guard hooks.hasHook(kind, for: className, caller: caller) else {
+        try checkRegistered(kind, className, caller: caller, name: name)
+        let event = ObjectEvent(className: className, object: object, updatedKeys: updatedKeys, caller: caller)
+        guard kind.isBefore else {
+            await data.runAfter(kind, event)
+            return JSONResponse(["result": "ok"])
+        }
+        let done = try await data.runBefore(kind, event) ?? event
+        if kind == .onLogin { return JSONResponse(["result": "ok"]) }
+        return kind == .beforeDelete ? JSONResponse([:]) : JSONResponse(.object(done.object))
+    }
+
+    /// 404 unless the request's environment has the hook.
+    private func checkRegistered(_ kind: HookKind, _ className: String, caller: Caller, name: String) throws {
+        guard data.willRun(kind, className, caller: caller) else {
             throw HostError(status: .notFound, code: 1, message: "No \(name) hook of '\(className)'.")
         }
-        let event = HookEvent(className: className, object: object, updatedKeys: updatedKeys, caller: caller)
-        if kind == .onLogin {
-            _ = try await hooks.runBefore(kind, event)
-            return JSONResponse(["result": "ok"])
-        }
-        guard kind.isBefore else {
-            await hooks.runAfter(kind, event)
-            return JSONResponse(["result": "ok"])
-        }
-        let done = try await hooks.runBefore(kind, event)
-        return kind == .beforeDelete ? JSONResponse([:]) : JSONResponse(.object(done.object))
     }
 }

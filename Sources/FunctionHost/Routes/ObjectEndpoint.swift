@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 import Logging
 
 /// The object operations of the REST API, shared by the `/classes` routes and `/batch`, so a
@@ -33,22 +34,22 @@ struct ObjectEndpoint: Sendable {
     ) async throws -> JSONResponse {
         var body = body
         let fetchWhenSave = Self.fetchWhenSave(&body, parameters)
-        var caller = try Self.skippingHooks(&body, caller: caller)
-        if className == "_User", case .object(var authData)? = body["authData"] {
-            // onAuthData checks (or rewrites) the providers once, before they are looked up.
-            authData = try await data.checkAuthData(authData, caller: caller)
-            body["authData"] = .object(authData)
-            caller.skippedHooks.insert(.onAuthData)
+        let caller = try Self.skippingHooks(&body, caller: caller)
+        let written: Written
+        if className == "_User", case .object(let authData)? = body["authData"] {
             // LeanCloud's loginWithAuthData: a third-party account already linked (or its UnionID's
-            // main account) logs its user in, whatever other fields the body has.
-            if let user = try await accounts.logIn(authData: authData, caller: caller) {
-                return JSONResponse(status: .ok, user)
+            // main account) logs its user in, whatever other fields the body has; with
+            // `failOnNotExist=true` the app asks for more before a signup (211, nothing created).
+            switch try await accounts.signUpOrLogIn(
+                body, authData: authData, caller: caller, failOnNotExist: Self.flag(parameters["failOnNotExist"]))
+            {
+            case .loggedIn(let user): return JSONResponse(status: .ok, user)
+            case .signedUp(let user): written = user
             }
-            // `failOnNotExist=true`: the app wants to ask for more before a signup (211, nothing
-            // created).
-            if Self.flag(parameters["failOnNotExist"]) { throw DataAPIError(.userNotFound, "Could not find user.") }
+        } else {
+            written = try await data.creating(className, body: body, caller: caller)
         }
-        var object = try await data.create(className, body: body, caller: caller)
+        let object = written.object
         if className == "_User" {
             do {
                 if let gate {
@@ -66,7 +67,7 @@ struct ObjectEndpoint: Sendable {
         var json: [String: JSONValue] = ["objectId": .string(object.objectId), "createdAt": .string(object.createdAt)]
         // A signup answers with the new user's session, as LeanCloud's does.
         if className == "_User" { json["sessionToken"] = object.fields["sessionToken"] }
-        let hookChanged = data.hooks?.hasHook(.beforeSave, for: className, caller: caller) == true
+        let hookChanged = written.ranBeforeHook
         // A third-party or anonymous signup answers with the whole user, authData included, as
         // LeanCloud's does: the SDK keeps it as the current user.
         let whole = fetchWhenSave || (className == "_User" && body["authData"] != nil)
@@ -91,9 +92,9 @@ struct ObjectEndpoint: Sendable {
         var body = body
         let fetchWhenSave = Self.fetchWhenSave(&body, parameters)
         let caller = try Self.skippingHooks(&body, caller: caller)
-        let (written, changedKeys) = try await data.update(
+        let update = try await data.update(
             className, id: id, body: body, condition: try Self.condition(parameters), caller: caller)
-        let hookChanged = data.hooks?.hasHook(.beforeUpdate, for: className, caller: caller) == true
+        let (written, changedKeys, hookChanged) = (update.object, update.changedKeys, update.ranBeforeHook)
         var json: [String: JSONValue] = ["objectId": .string(written.objectId), "updatedAt": .string(written.updatedAt)]
         guard fetchWhenSave || hookChanged else { return JSONResponse(.object(json)) }
         guard let object = try await data.answering(written, caller: caller) else {

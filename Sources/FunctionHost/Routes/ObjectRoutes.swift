@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 
 /// `/classes/{Class}` and `/classes/{Class}/{id}` under one version prefix.
 ///

@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import Hummingbird
+import JSON
 
 /// `GET /scan/classes/{Class}` (master key): walks a class of any size in a stable order, a page
 /// at a time, the way data is exported. `cursor` is opaque to clients.

@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 
 /// `GET /schemas` and `GET /schemas/{Class}` (master key): the classes and their fields' types;
 /// `PUT /schemas/{Class}` and `GET /schemas/{Class}/permissions`: a class's permissions.

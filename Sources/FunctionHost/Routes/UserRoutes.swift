@@ -22,10 +22,10 @@ struct UserRoutes: Sendable {
             guard let token = Self.sessionToken(request) else {
                 throw HostError(status: .badRequest, code: 211, message: "Could not find user.")
             }
-            return JSONResponse(try await accounts.currentUser(sessionToken: token))
+            return JSONResponse(try await accounts.currentUser(sessionToken: token, caller: context.caller))
         }
-        group.post("logout") { request, _ in
-            if let token = Self.sessionToken(request) { try await accounts.logOut(sessionToken: token) }
+        group.post("logout") { request, context in
+            if let token = Self.sessionToken(request) { try await accounts.logOut(sessionToken: token, caller: context.caller) }
             return JSONResponse([:])
         }
         group.put("users/:objectId/updatePassword") { request, context in

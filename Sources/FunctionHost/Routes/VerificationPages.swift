@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import Hummingbird
+import JSON
 import NIOCore
 
 /// The pages the links in emails open, which a person sees in a browser, with no app keys:

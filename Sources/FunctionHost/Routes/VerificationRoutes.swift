@@ -1,5 +1,6 @@
 import DataAPI
 import Hummingbird
+import JSON
 
 /// LeanCloud's verification API: codes by SMS (`requestMobilePhoneVerify`,
 /// `verifyMobilePhone/{code}`, `requestPasswordResetBySmsCode`, `resetPasswordBySmsCode/{code}`,
@@ -16,10 +17,10 @@ struct VerificationRoutes: Sendable {
 
     func register(on group: RouterGroup<HostRequestContext>) {
         route(group, "requestEmailVerify", sends: .email) { body, _, _ in
-            try await verification.requestEmailVerify(Self.text(body, "email"), linkBase: try LinkBase.forEmail(publicURL: publicURL))
+            try await verification.requestEmailVerify(Self.text(body, "email"), links: try LinkBase.forEmail(publicURL: publicURL))
         }
         route(group, "requestPasswordReset", sends: .email) { body, _, _ in
-            try await verification.requestPasswordReset(Self.text(body, "email"), linkBase: try LinkBase.forEmail(publicURL: publicURL))
+            try await verification.requestPasswordReset(Self.text(body, "email"), links: try LinkBase.forEmail(publicURL: publicURL))
         }
         route(group, "requestMobilePhoneVerify", sends: .sms) { body, _, _ in
             try await verification.requestMobilePhoneVerify(Self.text(body, "mobilePhoneNumber"))

@@ -1,4 +1,5 @@
 import DataAPI
+import JSON
 
 /// One operation of the REST surface, as the OpenAPI document describes it.
 struct APIOperation: Sendable {

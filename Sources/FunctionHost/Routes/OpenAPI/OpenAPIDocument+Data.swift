@@ -1,4 +1,5 @@
 import DataAPI
+import JSON
 
 extension OpenAPIDocument {
     /// A batch body (`/batch`, `/batch/save`): `{"requests": [items]}`.

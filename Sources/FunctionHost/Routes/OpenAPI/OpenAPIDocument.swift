@@ -1,4 +1,5 @@
 import DataAPI
+import JSON
 
 /// The OpenAPI 3 description of the REST surface, served at `/openapi.json`. A test checks it
 /// against the router: every route served is described, and nothing else.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import DataAPI
+@testable import JSON
 
 @Suite("JSON serialization")
 struct JSONSerializationTests {

@@ -1,8 +1,8 @@
 extension JSONValue {
     /// Parses JSON text.
     ///
-    /// - Throws: `DataAPIError` with code 107 (malformed JSON) naming the byte offset that failed.
-    public init(parsing bytes: some Collection<UInt8>) throws(DataAPIError) {
+    /// - Throws: `JSONSyntaxError` naming what failed and the byte offset where.
+    public init(parsing bytes: some Collection<UInt8>) throws(JSONSyntaxError) {
         let array = Array(bytes)
         let result: Result<JSONValue, JSONSyntaxError> = array.withUnsafeBufferPointer { buffer in
             var parser = JSONParser(buffer)
@@ -12,23 +12,33 @@ extension JSONValue {
                 return .failure(error)
             }
         }
-        switch result {
-        case .success(let value): self = value
-        case .failure(let error):
-            throw DataAPIError(.malformedJSON, "Malformed JSON: \(error.reason) at byte \(error.offset).")
-        }
+        self = try result.get()
     }
 
     /// Parses JSON text held in a string.
-    public init(parsing text: String) throws(DataAPIError) {
+    public init(parsing text: String) throws(JSONSyntaxError) {
         try self.init(parsing: Array(text.utf8))
     }
 }
 
-/// Why and where a JSON text failed to parse.
-struct JSONSyntaxError: Error {
-    var reason: String
-    var offset: Int
+/// Why and where a JSON text failed to parse: the JSON module's one error. What it means to a
+/// client (LeanCloud's 107) is decided by the modules that answer clients.
+public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, in a few words ("unexpected end of input").
+    public var reason: String
+    /// The byte offset where parsing stopped.
+    public var offset: Int
+
+    /// Creates an error.
+    public init(reason: String, offset: Int) {
+        self.reason = reason
+        self.offset = offset
+    }
+
+    /// The sentence clients have always been answered: "Malformed JSON: <reason> at byte <offset>."
+    public var message: String { "Malformed JSON: \(reason) at byte \(offset)." }
+
+    public var description: String { message }
 }
 
 /// A recursive-descent JSON parser over a byte buffer; nesting is bounded so hostile input

@@ -1,7 +1,7 @@
 import Synchronization
 import Testing
 
-@testable import Hooks
+@testable import CallSupport
 
 @Suite struct DeadlineWatchTests {
     struct Failure: Error, Equatable {}

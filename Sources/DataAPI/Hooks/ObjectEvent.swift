@@ -1,0 +1,81 @@
+public import JSON
+
+/// One operation on a class's object, as the hooks around it see it and as listeners hear it
+/// once it committed: the one value a hooked write is, from its before-hook through the write
+/// to its after-hook. Hooks receive it inside their request (`HookRequest.event`), change it in
+/// place, and hand it back; nothing copies it field by field.
+public struct ObjectEvent: Sendable {
+    /// The class written or queried (for `onVerified`, the channel: `sms` or `email`).
+    public var className: String
+    /// The object's fields: the client's data before a save or update (only the changed keys,
+    /// with `objectId`, for an update), the stored object after it or before a delete; for find
+    /// hooks, the query as REST JSON (`where`, `order`, `limit`, ...).
+    public var object: [String: JSONValue]
+    /// The stored object before an update or delete.
+    public var original: StoredObject?
+    /// The keys an update changes.
+    public var updatedKeys: [String]
+    /// Results of a query, for `afterFind`.
+    public var results: [StoredObject]
+    /// Values a before-hook passes to the after-hook of the same operation.
+    public var context: [String: JSONValue]
+    /// Who made the request.
+    public var caller: Caller
+
+    /// Creates an event.
+    public init(
+        className: String, object: [String: JSONValue], original: StoredObject? = nil, updatedKeys: [String] = [],
+        results: [StoredObject] = [], context: [String: JSONValue] = [:], caller: Caller
+    ) {
+        self.className = className
+        self.object = object
+        self.original = original
+        self.updatedKeys = updatedKeys
+        self.results = results
+        self.context = context
+        self.caller = caller
+    }
+
+    /// The event of the same operation after its write: the stored object, the keys it
+    /// changed, and what the before-hook left in `context`.
+    func after(_ stored: StoredObject, updatedKeys: [String]? = nil) -> ObjectEvent {
+        var event = self
+        event.object = stored.restJSON()
+        if let updatedKeys { event.updatedKeys = updatedKeys }
+        return event
+    }
+}
+
+/// What the data service asks of the hooks around its operations. The Hooks module implements
+/// it; only `DataService`'s hook runner (`DataService+Hooks.swift`) calls it.
+public protocol WriteHooks: Sendable {
+    /// Whether a hook of this kind is registered for the class in an environment.
+    func hasHook(_ kind: HookKind, for className: String, in environment: EnvironmentName) -> Bool
+
+    /// Runs a before-hook: returns the event as the hook left it (its object is what gets
+    /// written), or throws to reject the operation.
+    func runBefore(_ kind: HookKind, _ event: ObjectEvent) async throws -> ObjectEvent
+
+    /// Runs an after-hook once the operation committed. It never fails the operation: failures
+    /// are the implementation's to log.
+    func runAfter(_ kind: HookKind, _ event: ObjectEvent) async
+}
+
+/// Hears every committed write of an app class, whatever path made it (REST, batch, users,
+/// files, cloud code, imports that ask for hooks) and whether or not hooks ran: the source
+/// LiveQuery and jobs subscribe to. Called after the write and its after-hook, in order.
+public protocol WriteListener: Sendable {
+    /// A write committed: `event.object` is the stored object (the deleted one for a delete),
+    /// `event.original` what it was before an update or delete.
+    func didWrite(_ kind: WriteKind, _ event: ObjectEvent) async
+}
+
+/// What a committed write did.
+public enum WriteKind: String, Sendable, Hashable {
+    /// An object was created.
+    case create
+    /// An object was updated.
+    case update
+    /// An object was deleted.
+    case delete
+}

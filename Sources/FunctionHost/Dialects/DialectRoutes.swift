@@ -1,0 +1,104 @@
+import DataAPI
+import Hummingbird
+
+/// The dialect endpoints with no LeanCloud twin, under `/2.0/` (where `DialectResponder` sends
+/// them, whatever prefix they came with). Each calls the service LeanCloud's nearest route calls,
+/// as the caller the one authentication step made, and answers in the dialect's shape; errors are
+/// put in that shape by `DialectResponder`.
+struct DialectRoutes: Sendable {
+    let endpoint: ObjectEndpoint
+    let accounts: UserAccounts
+    let files: FileService
+    /// Whether a file's owner may delete it without the master key (as for `DELETE /files/{id}`).
+    let ownersMayDeleteFiles: Bool
+
+    /// The most ids one `POST /classes/{C}/delete` may name (MyBaaS: 1000).
+    static let maxDeletes = 1000
+
+    /// Where `DialectResponder` sends a request it refused itself, for the router's rate limit
+    /// and authentication to pass before the refusal is answered.
+    static let refusalPath = "/2.0/edge-refusal"
+
+    func register(on router: Router<HostRequestContext>) {
+        let group = router.group("2.0")
+        group.post(RouterPath(String(Self.refusalPath.dropFirst("/2.0/".count)))) { _, context -> Response in
+            throw context.dialectRefusal ?? HostError(status: .notFound, code: 404, message: "Not found.")
+        }
+        // `POST /2.0/updatePassword {"password","newPassword"}` with the session
+        // (`DOC:AccountSystem.md:133-152`): LeanCloud's `PUT /users/{id}/updatePassword`.
+        group.post("updatePassword") { request, context in
+            try Self.requireDialect(context)
+            var request = request
+            let body = try await request.jsonObject(context: context)
+            guard let id = context.caller.userId else {
+                throw HostError(status: .unauthorized, code: 90100, message: "Invalid session token.")
+            }
+            let user = try await accounts.updatePassword(
+                id: id, old: body["password"]?.stringValue ?? "", new: body["newPassword"]?.stringValue ?? "",
+                caller: context.caller)
+            // The old session ends with the old password: the new token rides with the answer.
+            return JSONResponse([
+                "number": 1, "updatedAt": user["updatedAt"] ?? .null, "sessionToken": user["sessionToken"] ?? .null,
+            ])
+        }
+        // `POST /2.0/classes/{C}/delete {"objectIds":[...]}` (`BAAS:CloudDataResource.java:119-146`):
+        // every object checked as a delete first, so one the caller may not delete deletes none;
+        // one that doesn't exist is not counted.
+        group.post("classes/:className/delete") { request, context in
+            try Self.requireDialect(context)
+            var request = request
+            let body = try await request.jsonObject(context: context)
+            let className = try context.parameters.require("className")
+            guard case .array(let values)? = body["objectIds"], values.count <= Self.maxDeletes else {
+                throw HostError(status: .badRequest, code: 107, message: "objectIds must be an array of at most \(Self.maxDeletes) ids.")
+            }
+            // An id named twice is deleted (and counted) once.
+            var seen: Set<String> = []
+            let ids = values.compactMap(\.stringValue).filter { seen.insert($0).inserted }
+            var found: [String] = []
+            for id in ids {
+                do {
+                    try await endpoint.data.checkWrite(className, id: id, condition: nil, caller: context.caller, deleting: true)
+                    found.append(id)
+                } catch let error as DataAPIError where error.code == .objectNotFound {
+                    continue
+                }
+            }
+            for id in found {
+                _ = try await endpoint.delete(className, id: id, parameters: [:], caller: context.caller)
+            }
+            return JSONResponse(["number": .int(Int64(found.count))])
+        }
+        // `DELETE /2.0/files` with `X-ML-Fid` (or `X-LAS-Fid`) naming the file
+        // (`DOC:CloudData.md:707-719`, `JS:lib/file.js:60-62`): 204, as LeanCloud's file delete
+        // would check it.
+        group.delete("files") { request, context in
+            try Self.requireDialect(context)
+            let id = try Self.fileId(request)
+            try await files.delete(id: id, caller: context.caller, ownersMayDelete: ownersMayDeleteFiles)
+            return Response(status: .noContent)
+        }
+        // `GET /files` with `X-LAS-Fid` (LAS swagger): `[{name, createTime, url}]`.
+        group.get("files") { request, context in
+            try Self.requireDialect(context)
+            guard let file = try await files.file(id: try Self.fileId(request), caller: context.caller) else {
+                throw DataAPIError(.objectNotFound, "Could not find file.")
+            }
+            let metadata = DialectAnswer.fileMetadata(.object(file.restJSON()))
+            return JSONResponse([["name": metadata["name"] ?? .null, "createTime": metadata["createTime"] ?? .null, "url": metadata["url"] ?? .null]])
+        }
+    }
+
+    /// The `_File` id the request's `X-ML-Fid` / `X-LAS-Fid` names.
+    private static func fileId(_ request: Request) throws -> String {
+        guard let fid = DialectHeaders.value("fid", in: request.headers), let id = FileName.objectId(in: fid) else {
+            throw HostError(status: .badRequest, code: 107, message: "X-ML-Fid names no file.")
+        }
+        return id
+    }
+
+    /// These routes are the dialects' only: a request reaches them through `DialectResponder`.
+    private static func requireDialect(_ context: HostRequestContext) throws {
+        guard context.dialect != nil else { throw HostError(status: .notFound, code: 404, message: "Not found.") }
+    }
+}

@@ -1,0 +1,2 @@
+// Stand-in for whatwg-fetch: Node has fetch.
+module.exports = {};
