@@ -1,4 +1,4 @@
-package import DataAPI
+import DataAPI
 package import HTTPTypes
 package import JSON
 package import Testing

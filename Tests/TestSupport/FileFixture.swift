@@ -1,5 +1,5 @@
 package import AsyncHTTPClient
-package import DataAPI
+import DataAPI
 package import FunctionHost
 import Foundation
 package import HTTPTypes

@@ -2,7 +2,7 @@ import DataAPI
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-package import JSON
+import JSON
 import NIOCore
 import Synchronization
 

@@ -1,6 +1,6 @@
 package import DataAPI
 package import Foundation
-package import JSON
+import JSON
 
 /// Which engine the end-to-end tests run on: SQLite under each test's data directory, or, when
 /// `FUNCTIONHOST_TEST_DATABASE_URL` names a PostgreSQL server (`make test` starts one for its

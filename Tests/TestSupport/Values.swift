@@ -1,4 +1,4 @@
-package import DataAPI
+import DataAPI
 import Foundation
 package import JSON
 

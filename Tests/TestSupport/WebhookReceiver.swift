@@ -1,4 +1,4 @@
-package import DataAPI
+import DataAPI
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
