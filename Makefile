@@ -15,7 +15,8 @@ run: build
 	.build/release/functionhost serve --port $(PORT) --data-dir $(DATA) --functions ./functions
 
 # The executable is built with the tests: the CLI tests run it against a live server. Every test
-# runs on SQLite, then the end-to-end tests again on a PostgreSQL server the script starts.
+# runs on SQLite, in parallel, then the tests that reach a database again on a PostgreSQL server
+# the script starts (FUNCTIONHOST_TEST_WIDTH=N: how many tests at once, 8 unless told).
 test: setup
 	@bash scripts/test.sh
 

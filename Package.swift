@@ -142,6 +142,25 @@ let package = Package(
             path: "Benchmarks/BareServer",
             swiftSettings: swiftSettings
         ),
+        // What the test targets share: the server run in process (or on a loopback socket where
+        // one is the point), its client and answers, the test databases, fixtures and helpers.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "DataAPI",
+                "FunctionHost",
+                "JSON",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/TestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "CallSupportTests",
             dependencies: ["CallSupport"],
@@ -164,7 +183,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DataAPITests",
-            dependencies: ["DataAPI", "JSON"],
+            dependencies: ["DataAPI", "JSON", "TestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -175,6 +194,7 @@ let package = Package(
                 "Functions",
                 "JSON",
                 "Sandbox",
+                "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 // Streams the 200 MB upload of the files memory test (already built for the server).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -38,11 +38,12 @@ start)
     ;;
 stop)
     bin=$(bindir)
+    # Immediate: the cluster is removed next, so the shutdown checkpoint's writes would be wasted.
     if [ -d "$dir/cluster" ]; then
         if [ "$(id -u)" -eq 0 ]; then
-            runuser -u postgres -- "$bin/pg_ctl" -D "$dir/cluster" -m fast -w stop >/dev/null 2>&1 || true
+            runuser -u postgres -- "$bin/pg_ctl" -D "$dir/cluster" -m immediate -w stop >/dev/null 2>&1 || true
         else
-            "$bin/pg_ctl" -D "$dir/cluster" -m fast -w stop >/dev/null 2>&1 || true
+            "$bin/pg_ctl" -D "$dir/cluster" -m immediate -w stop >/dev/null 2>&1 || true
         fi
     fi
     rm -rf "$dir"

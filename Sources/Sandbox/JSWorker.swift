@@ -104,13 +104,19 @@ public final class JSWorker: Sendable {
     /// Runs a job on the worker's engine: several evaluations that must not interleave with
     /// other callers' (a call and the read of its result).
     func run<T: Sendable>(_ body: @escaping @Sendable (JSEngineBox) throws(ScriptError) -> T) async throws(ScriptError) -> T {
-        let result: Result<T, ScriptError> = await withCheckedContinuation { continuation in
+        let result: Result<T, ScriptError> = await withCheckedContinuation { [shared] continuation in
             submit { box in
+                let result: Result<T, ScriptError>
                 do throws(ScriptError) {
-                    continuation.resume(returning: .success(try body(box)))
+                    result = .success(try body(box))
                 } catch {
-                    continuation.resume(returning: .failure(error))
+                    result = .failure(error)
                 }
+                // Idle before the caller hears back: its next call must not find this worker still
+                // busy with the job just done (on a loaded machine the thread may not get back to
+                // its loop for milliseconds, and a worker busy past the threshold counts as stuck).
+                shared.busySince.store(0, ordering: .relaxed)
+                continuation.resume(returning: result)
             }
         }
         return try result.get()

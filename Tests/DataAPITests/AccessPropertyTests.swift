@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import TestSupport
 import Testing
 
 @testable import DataAPI
@@ -56,7 +57,7 @@ import Testing
         private var postgres: [PostgresStorage] = []
 
         func make() async throws -> any StorageEngine {
-            if let location = PostgresTestServer.location {
+            if let location = TestDatabase.server {
                 let schema = "a_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
                 let storage = try await PostgresStorage(location: location.inSchema(schema))
                 postgres.append(storage)
@@ -323,7 +324,7 @@ import Testing
     // MARK: The property
 
     /// Three seeds on SQLite; one on PostgreSQL, where each round's queries cost a round trip.
-    @Test(arguments: (PostgresTestServer.location == nil ? [1, 2, 3] : [1]) as [UInt64])
+    @Test(arguments: (TestDatabase.server == nil ? [1, 2, 3] : [1]) as [UInt64])
     func aCallerLearnsOnlyWhatItMayRead(seed: UInt64) async throws {
         let engines = Engines()
         do {

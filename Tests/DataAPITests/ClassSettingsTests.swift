@@ -5,11 +5,11 @@ import Testing
 
 @Suite("Class settings")
 struct ClassSettingsTests {
-    let db: TestDatabase
+    let db: SQLiteTestDatabase
     var service: DataService { db.service }
 
     init() throws {
-        db = try TestDatabase()
+        db = try SQLiteTestDatabase()
     }
 
     @Test("LeanCloud's export shape parses, merges action by action and flag by flag, and prints back")

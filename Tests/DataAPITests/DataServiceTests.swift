@@ -1,17 +1,18 @@
 import JSON
+import TestSupport
 import Testing
 
 @testable import DataAPI
 
 @Suite("DataService")
 struct DataServiceTests {
-    let db: TestDatabase
+    let db: SQLiteTestDatabase
     var storage: SQLiteStorage { db.storage }
     var service: DataService { db.service }
     let user = Caller(isMaster: false)
 
     init() throws {
-        db = try TestDatabase()
+        db = try SQLiteTestDatabase()
     }
 
     @Test("create, fetch, update and delete through the service")

@@ -1,16 +1,17 @@
 import JSON
+import TestSupport
 import Testing
 
 @testable import DataAPI
 
 @Suite("Resolving includes")
 struct IncludeTests {
-    let db: TestDatabase
+    let db: SQLiteTestDatabase
     var storage: SQLiteStorage { db.storage }
     var service: DataService { db.service }
 
     init() throws {
-        db = try TestDatabase()
+        db = try SQLiteTestDatabase()
     }
 
     /// The form an included object takes: its REST JSON tagged as an Object of its class.

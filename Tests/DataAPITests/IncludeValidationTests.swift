@@ -5,10 +5,10 @@ import Testing
 
 @Suite("Validating includes")
 struct IncludeValidationTests {
-    let db: TestDatabase
+    let db: SQLiteTestDatabase
 
     init() throws {
-        db = try TestDatabase()
+        db = try SQLiteTestDatabase()
     }
 
     @Test("Including a field that holds no Pointer is ignored, as LeanCloud ignores it, on queries and fetches")

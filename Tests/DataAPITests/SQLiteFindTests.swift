@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import TestSupport
 import Testing
 
 @testable import DataAPI
@@ -8,10 +9,10 @@ import Testing
 /// database, then checks that `find` returns exactly the expected objects and `count` agrees.
 @Suite("SQLite storage: find conditions")
 struct SQLiteFindTests {
-    let db: TestDatabase
+    let db: SQLiteTestDatabase
 
     init() throws {
-        db = try TestDatabase()
+        db = try SQLiteTestDatabase()
     }
 
     static let all = ["apple", "banana", "cherry", "date", "elder", "fig"]

@@ -1,15 +1,16 @@
 import JSON
+import TestSupport
 import Testing
 
 @testable import DataAPI
 
 @Suite("SQLite storage: order, limit, skip, count")
 struct SQLiteOrderTests {
-    let db: TestDatabase
+    let db: SQLiteTestDatabase
     var storage: SQLiteStorage { db.storage }
 
     init() throws {
-        db = try TestDatabase()
+        db = try SQLiteTestDatabase()
     }
 
     /// Creates the rows in this order and returns their ids in the same order.

@@ -1,15 +1,16 @@
 import JSON
+import TestSupport
 import Testing
 
 @testable import DataAPI
 
 @Suite("SQLite storage: create, fetch, update, delete")
 struct SQLiteStorageCRUDTests {
-    let db: TestDatabase
+    let db: SQLiteTestDatabase
     var storage: SQLiteStorage { db.storage }
 
     init() throws {
-        db = try TestDatabase()
+        db = try SQLiteTestDatabase()
     }
 
     @Test("create returns the object with an id, timestamps and the default ACL")

@@ -1,15 +1,16 @@
 import JSON
+import TestSupport
 import Testing
 
 @testable import DataAPI
 
 @Suite("SQLite storage: schema, conditions, atomicity, limits, durability")
 struct SQLiteStorageConsistencyTests {
-    let db: TestDatabase
+    let db: SQLiteTestDatabase
     var storage: SQLiteStorage { db.storage }
 
     init() throws {
-        db = try TestDatabase()
+        db = try SQLiteTestDatabase()
     }
 
     // MARK: Schema type lock

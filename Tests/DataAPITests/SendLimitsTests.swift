@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func eachClientHasItsOwnWindowAndTheAppOneForAll() async throws {
-        let database = try TestDatabase()
+        let database = try SQLiteTestDatabase()
         let time = Mutex<TimeInterval>(1_800_000_000)
         var limits = SendLimits()
         limits.perClient = .init(count: 2, period: 60)

@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import TestSupport
 import Testing
 
 @testable import DataAPI
@@ -7,11 +8,11 @@ import Testing
 /// The PostgreSQL engine's own tests, run in `make test`'s second pass, when
 /// `FUNCTIONHOST_TEST_DATABASE_URL` names a server (the end-to-end tests cover the rest of its
 /// behaviour, on both engines).
-@Suite(.enabled(if: PostgresTestServer.location != nil, "needs FUNCTIONHOST_TEST_DATABASE_URL"))
+@Suite(.enabled(if: TestDatabase.server != nil, "needs FUNCTIONHOST_TEST_DATABASE_URL"))
 struct StorageEngineTests {
     /// A PostgreSQL engine on a schema of its own, closed after `body`.
     static func withPostgres(_ body: (PostgresStorage) async throws -> Void) async throws {
-        let location = try #require(PostgresTestServer.location)
+        let location = try #require(TestDatabase.server)
         let schema = "d_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let storage = try await PostgresStorage(location: location.inSchema(schema))
         do {
@@ -36,7 +37,7 @@ struct StorageEngineTests {
     /// Two engines on one database (two hosts) incrementing the same object lose nothing, and
     /// a class and a field first written by both at once are recorded once.
     @Test func twoEnginesOnOneDatabaseIncrementExactly() async throws {
-        let location = try #require(PostgresTestServer.location)
+        let location = try #require(TestDatabase.server)
         let schema = "d_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let first = try await PostgresStorage(location: location.inSchema(schema))
         let second = try await PostgresStorage(location: location.inSchema(schema))
@@ -73,16 +74,10 @@ struct StorageEngineTests {
 
     /// An unreachable server is error 511 at once, not a hang.
     @Test func anUnreachableServerIs511() async throws {
-        var location = try #require(PostgresTestServer.location)
+        var location = try #require(TestDatabase.server)
         location.port = 1
         await #expect(throws: DataAPIError(.temporarilyUnavailable, "The database is unavailable; try again.")) {
             _ = try await PostgresStorage(location: location)
         }
     }
-}
-
-/// The server `make test` started for the PostgreSQL pass.
-enum PostgresTestServer {
-    static let location: PostgresLocation? = ProcessInfo.processInfo.environment["FUNCTIONHOST_TEST_DATABASE_URL"]
-        .flatMap { $0.isEmpty ? nil : PostgresLocation(url: $0) }
 }

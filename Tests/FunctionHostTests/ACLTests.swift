@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -20,8 +21,8 @@ import Testing
         let bob = try await api.post("/1.1/users", ["username": "bob", "password": "pw"])
         return People(
             ada: try #require(ada.objectId), bob: try #require(bob.objectId),
-            adaSession: UserTests.session(try #require(ada["sessionToken"]?.stringValue)),
-            bobSession: UserTests.session(try #require(bob["sessionToken"]?.stringValue)))
+            adaSession: Headers.session(try #require(ada["sessionToken"]?.stringValue)),
+            bobSession: Headers.session(try #require(bob["sessionToken"]?.stringValue)))
     }
 
     @Test func privateObjectsAreHiddenFromEveryReadPath() async throws {

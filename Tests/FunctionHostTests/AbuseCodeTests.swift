@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -17,7 +18,7 @@ import Testing
             "/1.1/users", ["username": .string("u" + phone), "password": "pw", "mobilePhoneNumber": .string(phone)])
         #expect(signup.status == .created, "\(signup)")
         #expect(try await api.post("/1.1/requestMobilePhoneVerify", ["mobilePhoneNumber": .string(phone)]).status == .ok)
-        return try await VerificationTests.lastCode(api, to: phone)
+        return try await Outbox.lastCode(api, to: phone)
     }
 
     /// `count` six-digit codes, none of them `code`.
@@ -33,7 +34,8 @@ import Testing
     /// One client sweeping code-only guesses (`verifyMobilePhone/{code}` with no number) stops
     /// counting as guesses after its budget: the right code, tried past it, verifies nothing.
     @Test func codeOnlyGuessesFromOneClientAreBounded() async throws {
-        try await VerificationTests.run { api in
+        // The client is the connection's peer address.
+        try await VerificationTests.run(transport: .socket) { api in
             let code = try await Self.pendingCode(api, phone: "13800000101")
             let limit = 30  // the default wrong codes per client and hour
             for guess in Self.wrongCodes(limit, besides: code) {
@@ -74,7 +76,7 @@ import Testing
                 let code = try await Self.pendingCode(api, phone: phone)
                 let guesses = Self.wrongCodes(20, besides: code).map { guess in
                     ConcurrentRequests.Request(
-                        port: api.port, path: "/1.1/verifyMobilePhone/\(guess)", body: ["mobilePhoneNumber": .string(phone)])
+                        api: api, path: "/1.1/verifyMobilePhone/\(guess)", body: ["mobilePhoneNumber": .string(phone)])
                 }
                 let codes = try await ConcurrentRequests.codes(guesses)
                 #expect(codes.allSatisfy { $0 == 603 }, "\(codes)")
@@ -91,7 +93,8 @@ import Testing
     /// runs out of wrong guesses for all of them, even sent at once, on two hosts sharing the
     /// database: the count is in the database, not in a host's memory.
     @Test func oneClientsWrongGuessesAreCountedAcrossNumbersAndHosts() async throws {
-        try await AbuseLoginTests.twoHosts { a, b in
+        // The client is the connections' peer address.
+        try await AbuseLoginTests.twoHosts(transport: .socket) { a, b in
             let limit = 30  // the default wrong codes per client and hour
             var phones: [String] = []
             for index in 0..<8 {
@@ -104,7 +107,7 @@ import Testing
             // 40 wrong guesses spread over 8 numbers (5 each, every code's own budget) at once.
             let guesses = (0..<40).map { index in
                 ConcurrentRequests.Request(
-                    port: index.isMultiple(of: 2) ? a.port : b.port,
+                    api: index.isMultiple(of: 2) ? a : b,
                     path: "/1.1/verifyMobilePhone/\(String(format: "%06d", 999_000 + index))",
                     body: ["mobilePhoneNumber": .string(phones[index % phones.count])])
             }

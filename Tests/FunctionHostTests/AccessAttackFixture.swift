@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -31,8 +32,8 @@ enum AccessAttack {
         let adaToken = try #require(ada["sessionToken"]?.stringValue, "\(ada)")
         return People(
             ada: try #require(ada.objectId), bob: try #require(bob.objectId), adaToken: adaToken,
-            adaSession: UserTests.session(adaToken),
-            bobSession: UserTests.session(try #require(bob["sessionToken"]?.stringValue, "\(bob)")))
+            adaSession: Headers.session(adaToken),
+            bobSession: Headers.session(try #require(bob["sessionToken"]?.stringValue, "\(bob)")))
     }
 
     /// The answer to a hidden field in a query: 403 `{"code":119,"error":"Forbidden to query the field <name>."}`.

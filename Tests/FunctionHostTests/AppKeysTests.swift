@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import TestSupport
 import Testing
 
 @testable import FunctionHost

@@ -1,5 +1,6 @@
 import DataAPI
 import Foundation
+import TestSupport
 import _CryptoExtras
 
 @testable import FunctionHost

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hooks
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -38,7 +39,7 @@ import Testing
 
             let ada = try await api.post("/1.1/users", ["username": "ada", "password": "pw"])
             let id = try #require(ada.objectId)
-            let session = UserTests.session(try #require(ada["sessionToken"]?.stringValue))
+            let session = Headers.session(try #require(ada["sessionToken"]?.stringValue))
             for path in ["/1.1/users/\(id)", "/1.1/classes/_User/\(id)?fetchWhenSave=true"] {
                 Self.expectUnverified(try await api.put(path, headers: session, ["authData": ["github": ["uid": "gh-1"]]]), "github")
             }
@@ -61,7 +62,7 @@ import Testing
             #expect(ada.status == .created, "the operator writes authData as it likes: \(ada)")
             let id = try #require(ada.objectId)
             let login = try await api.post("/1.1/login", ["username": "ada", "password": "pw"])
-            let session = UserTests.session(try #require(login["sessionToken"]?.stringValue))
+            let session = Headers.session(try #require(login["sessionToken"]?.stringValue))
             #expect(try await api.put("/1.1/users/\(id)", headers: session, ["authData.weixin": ["__op": "Delete"]]).status == .ok)
             #expect(try await api.put("/1.1/users/\(id)", headers: session, ["authData": ["qq": nil]]).status == .ok)
             let stored = try await api.get("/1.1/users/\(id)", headers: Headers.master)
@@ -187,7 +188,7 @@ import Testing
         ) { api in
             let ada = try await api.post("/1.1/users", ["username": "ada", "password": "pw"])
             let id = try #require(ada.objectId)
-            let session = UserTests.session(try #require(ada["sessionToken"]?.stringValue))
+            let session = Headers.session(try #require(ada["sessionToken"]?.stringValue))
             let soon = clock.now.addingTimeInterval(600)
             let forged = try AppleIssuer().token(sub: "001.apple.ada", expires: soon)
             Self.expectUnverified(
@@ -219,12 +220,12 @@ import Testing
 /// before it starts.
 @Suite struct AuthDataOptionTests {
     @Test func serveRefusesAnAppleVerifierItCantUse() async throws {
-        let missing = try await CLITests.functionhost(
+        let missing = try await CLI.functionhost(
             ["serve", "--trust-unverified-auth-data", "weixin,qq", "--apple-jwks", "/nonexistent/keys.json", "--apple-client-id", "com.example.app"],
             port: 1)
         // The provider list was taken as the option's value: the file is what's refused.
         #expect(missing.status != 0 && missing.errors.contains("--apple-jwks: can't read /nonexistent/keys.json"), "\(missing)")
-        let alone = try await CLITests.functionhost(["serve", "--trust-unverified-auth-data", "--apple-client-id", "com.example.app"], port: 1)
+        let alone = try await CLI.functionhost(["serve", "--trust-unverified-auth-data", "--apple-client-id", "com.example.app"], port: 1)
         #expect(alone.status != 0 && alone.errors.contains("go together"), "\(alone)")
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hooks
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -26,7 +27,7 @@ import Testing
             BatchSaveTests.expectCreated(entry)
             #expect(entry["password"] == nil, "\(entry)")
             let token = try #require(entry["sessionToken"]?.stringValue, "\(entry)")
-            let me = try await api.get("/1.1/users/me", headers: UserTests.session(token))
+            let me = try await api.get("/1.1/users/me", headers: Headers.session(token))
             #expect(me.status == .ok && me["username"] == "ann" && me["objectId"] == entry["objectId"], "\(me)")
             // The password was hashed like any signup's: logging in with it works.
             let login = try await api.post("/1.1/login", ["username": "ann", "password": "secret"])

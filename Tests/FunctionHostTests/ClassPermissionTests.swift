@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -37,7 +38,7 @@ struct PermissionWorld: Sendable {
         for name in ["ada", "bob", "carol", "dan"] {
             let reply = try await api.post("/1.1/users", ["username": .string(name), "password": "pw"])
             ids[name] = try #require(reply.objectId, "signup \(name): \(reply)")
-            sessions[name] = UserTests.session(try #require(reply["sessionToken"]?.stringValue, "\(reply)"))
+            sessions[name] = Headers.session(try #require(reply["sessionToken"]?.stringValue, "\(reply)"))
         }
         let staff = try await api.create(
             "_Role", RoleClientTests.role("staff", acl: ["*": ["read": true]], users: [ids["bob"]!]), headers: Headers.master)

@@ -2,6 +2,7 @@ import CallSupport
 import Foundation
 import Hooks
 import Logging
+import TestSupport
 import Testing
 
 @testable import FunctionHost

@@ -4,36 +4,27 @@ import HTTPTypes
 import JSON
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import FunctionHost
 
 /// Staging and production, versioned deploys, promote, rollback and variables, over real HTTP.
 @Suite struct DeployTests {
-    static let staging: HTTPFields = {
-        var headers = Headers.client
-        headers[HTTPField.Name("X-LC-Prod")!] = "0"
-        return headers
-    }()
-
-    static let masterStaging: HTTPFields = {
-        var headers = Headers.master
-        headers[HTTPField.Name("X-LC-Prod")!] = "0"
-        return headers
-    }()
-
     /// A bundle whose `version` function answers `tag`.
     static func bundle(_ tag: String) -> JSONValue {
         ["cloud.js": .string("AV.Cloud.define('version', function () { return '\(tag)'; });")]
     }
 
     /// Runs a server whose functions directory starts with the v1 bundle.
-    static func run(directory: String? = nil, _ body: @Sendable (API) async throws -> Void) async throws {
+    static func run(
+        directory: String? = nil, transport: TestServer.Transport = .inProcess, _ body: @Sendable (API) async throws -> Void
+    ) async throws {
         let directory = try directory ?? TestServer.makeDataDirectory()
         if !FileManager.default.fileExists(atPath: directory + "/cloud.js") {
             try bundle("v1")["cloud.js"]!.stringValue!.write(toFile: directory + "/cloud.js", atomically: true, encoding: .utf8)
         }
-        try await TestServer.run(dataDirectory: directory, functionsDirectory: directory, body)
+        try await TestServer.run(dataDirectory: directory, functionsDirectory: directory, transport: transport, body)
     }
 
     static func version(_ api: API, headers: HTTPFields = Headers.client) async throws -> JSONValue? {
@@ -49,11 +40,11 @@ import Testing
     @Test func stagingTriesCodeThatPromoteMovesToProductionAndRollbackUndoes() async throws {
         try await Self.run { api in
             #expect(try await Self.version(api) == "v1")
-            #expect(try await Self.version(api, headers: Self.staging) == "v1")
+            #expect(try await Self.version(api, headers: Headers.staging) == "v1")
             let deployed = try await Self.deploy(api, "v2")
             #expect(deployed.status == .created && deployed["version"] == 2 && deployed["environment"] == "staging", "\(deployed)")
             #expect(deployed["hash"]?.stringValue?.count == 64)
-            #expect(try await Self.version(api, headers: Self.staging) == "v2")
+            #expect(try await Self.version(api, headers: Headers.staging) == "v2")
             #expect(try await Self.version(api) == "v1")
 
             let versions = try await api.get("/1.1/engine/deploys", headers: Headers.master)
@@ -94,7 +85,7 @@ import Testing
             let message = broken["error"]?.stringValue ?? ""
             #expect(message.contains("lib/bad.js:2"), "\(message)")
             // Nothing changed: staging runs v1, and no version was stored.
-            #expect(try await Self.version(api, headers: Self.staging) == "v1")
+            #expect(try await Self.version(api, headers: Headers.staging) == "v1")
             #expect(try await api.get("/1.1/engine/deploys", headers: Headers.master).results.count == 1)
         }
     }
@@ -113,7 +104,7 @@ import Testing
             expectError(clash, code: 1, status: .badRequest)
             let message = clash["error"]?.stringValue ?? ""
             #expect(message.contains("'swiftHello'") && message.contains("Swift") && message.contains("JavaScript"), "\(message)")
-            #expect(try await api.post("/1.1/functions/swiftHello", headers: Self.staging, [:])["result"] == "Hello world!")
+            #expect(try await api.post("/1.1/functions/swiftHello", headers: Headers.staging, [:])["result"] == "Hello world!")
         }
     }
 
@@ -126,14 +117,14 @@ import Testing
         }
         // Same files in the directory: staging keeps the deployed version.
         try await Self.run(directory: directory) { (api: API) async throws in
-            let staging = try await Self.version(api, headers: Self.staging)
+            let staging = try await Self.version(api, headers: Headers.staging)
             #expect(staging == "v2")
             #expect(try await Self.version(api) == "v1")
         }
         // Changed files: they become version 3 of both environments.
         try Self.bundle("local")["cloud.js"]!.stringValue!.write(toFile: directory + "/cloud.js", atomically: true, encoding: .utf8)
         try await Self.run(directory: directory) { (api: API) async throws in
-            #expect(try await Self.version(api, headers: Self.staging) == "local")
+            #expect(try await Self.version(api, headers: Headers.staging) == "local")
             #expect(try await Self.version(api) == "local")
             #expect(try await api.get("/1.1/engine/deploys", headers: Headers.master).results.first?["version"] == 3)
         }
@@ -161,19 +152,19 @@ import Testing
             let listed = try await api.get("/1.1/engine/variables?environment=staging", headers: Headers.master)
             #expect(!listed.text.contains("s3cr3t") && listed["variables"]?["GREETING"] == "hi", "\(listed)")
 
-            let stagingEnv = try await api.post("/1.1/functions/env", headers: Self.staging, [:])
+            let stagingEnv = try await api.post("/1.1/functions/env", headers: Headers.staging, [:])
             #expect(stagingEnv["result"] == ["greeting": "hi", "token": "s3cr3t"], "\(stagingEnv)")
             let productionEnv = try await api.post("/1.1/functions/env", [:])
             #expect(productionEnv["result"] == ["greeting": nil, "token": nil], "\(productionEnv)")
-            #expect(try await api.post("/1.1/functions/swiftVariable", headers: Self.staging, [:])["result"] == "hi")
+            #expect(try await api.post("/1.1/functions/swiftVariable", headers: Headers.staging, [:])["result"] == "hi")
             #expect(try await api.post("/1.1/functions/swiftVariable", [:])["result"] == "none")
-            #expect(try await api.post("/1.1/functions/tryMe", headers: Self.staging, [:])["result"] == "staging only")
+            #expect(try await api.post("/1.1/functions/tryMe", headers: Headers.staging, [:])["result"] == "staging only")
             expectError(try await api.post("/1.1/functions/tryMe", [:]), code: 1, status: .notFound)
 
             let unset = try await api.put(
                 "/1.1/engine/variables", headers: Headers.master, ["environment": "staging", "unset": ["GREETING"]])
             #expect(unset["variables"] == ["TOKEN": "******"], "\(unset)")
-            #expect(try await api.post("/1.1/functions/env", headers: Self.staging, [:])["result"]?["greeting"] == .null)
+            #expect(try await api.post("/1.1/functions/env", headers: Headers.staging, [:])["result"]?["greeting"] == .null)
             expectError(
                 try await api.put("/1.1/engine/variables", headers: Headers.master, ["environment": "staging", "set": ["a.b": "x"]]),
                 code: 107)
@@ -191,13 +182,13 @@ import Testing
             #expect(try await api.post("/1.1/engine/deploys", headers: Headers.master, ["environment": "staging", "files": hooked]).status == .created)
             // The master key tries staging's hooks; a client's staging writes on shared data run
             // production's (EdgeStagingAttackTests).
-            let stagingTodo = try await api.create("Todo", ["title": "a"], headers: Self.masterStaging)
-            let clientTodo = try await api.create("Todo", ["title": "c"], headers: Self.staging)
+            let stagingTodo = try await api.create("Todo", ["title": "a"], headers: Headers.masterStaging)
+            let clientTodo = try await api.create("Todo", ["title": "c"], headers: Headers.staging)
             let productionTodo = try await api.create("Todo", ["title": "b"])
             #expect(try await api.fetch("Todo", stagingTodo)["checked"] == "staging")
             #expect(try await api.fetch("Todo", clientTodo)["checked"] == nil)
             #expect(try await api.fetch("Todo", productionTodo)["checked"] == nil)
-            let stagingNames = try await api.get("/1.1/functions/_ops/metadatas", headers: Self.masterStaging)
+            let stagingNames = try await api.get("/1.1/functions/_ops/metadatas", headers: Headers.masterStaging)
             #expect(stagingNames["result"]?.arrayValue?.contains("__before_save_for_Todo") == true, "\(stagingNames)")
             let productionNames = try await api.get("/1.1/functions/_ops/metadatas", headers: Headers.master)
             #expect(productionNames["result"]?.arrayValue?.contains("__before_save_for_Todo") == false, "\(productionNames)")
@@ -213,7 +204,7 @@ import Testing
                         // A steady stream until the last deploy is answered (bounded all the same).
                         for _ in 0..<3000 where !tally.done.withLock({ $0 }) {
                             let live = tally.live.withLock { $0 }
-                            let reply = try await api.post("/1.1/functions/version", headers: Self.staging, [:])
+                            let reply = try await api.post("/1.1/functions/version", headers: Headers.staging, [:])
                             tally.calls.withLock { $0 += 1 }
                             guard reply.status == .ok, let tag = reply["result"]?.stringValue, let number = Int(tag.dropFirst()) else {
                                 tally.failures.withLock { $0.append(reply.description) }
@@ -236,7 +227,7 @@ import Testing
             }
             #expect(tally.failures.withLock { $0 }.isEmpty, "\(tally.failures.withLock { $0 })")
             #expect(tally.calls.withLock { $0 } >= 30, "the stream ran alongside the deploys")
-            #expect(try await Self.version(api, headers: Self.staging) == "v11")
+            #expect(try await Self.version(api, headers: Headers.staging) == "v11")
         }
     }
 
@@ -284,15 +275,15 @@ final class Tally: Sendable {
             configure: { $0.stagingDataDirectory = directory + "/staging" }
         ) { api in
             _ = try await api.create("Todo", ["title": "real"])
-            _ = try await api.create("Todo", ["title": "trial 1"], headers: DeployTests.staging)
-            _ = try await api.create("Todo", ["title": "trial 2"], headers: DeployTests.staging)
+            _ = try await api.create("Todo", ["title": "trial 1"], headers: Headers.staging)
+            _ = try await api.create("Todo", ["title": "trial 2"], headers: Headers.staging)
             #expect(try await api.results("Todo").map { $0["title"] } == ["real"])
-            let staged = try await api.find("Todo", headers: DeployTests.staging)
+            let staged = try await api.find("Todo", headers: Headers.staging)
             #expect(Set(staged.results.compactMap { $0["title"]?.stringValue }) == ["trial 1", "trial 2"], "\(staged)")
             // Cloud code reads and hooks write the database of the environment they serve.
             #expect(try await api.post("/1.1/functions/countTodos", [:])["result"] == 1)
-            #expect(try await api.post("/1.1/functions/countTodos", headers: DeployTests.staging, [:])["result"] == 2)
-            #expect(try await api.find("Log", headers: DeployTests.staging).results.count == 2)
+            #expect(try await api.post("/1.1/functions/countTodos", headers: Headers.staging, [:])["result"] == 2)
+            #expect(try await api.find("Log", headers: Headers.staging).results.count == 2)
             #expect(try await api.results("Log").count == 1)
             // Deploys are kept with production's data, whichever environment they go to.
             #expect(try await DeployTests.deploy(api, "v2").status == .created)

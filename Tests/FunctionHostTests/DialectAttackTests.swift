@@ -4,6 +4,7 @@ import HTTPTypes
 import Hooks
 import HummingbirdTesting
 import NIOCore
+import TestSupport
 import Testing
 
 @testable import FunctionHost

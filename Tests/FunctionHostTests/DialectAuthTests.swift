@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import Hooks
+import TestSupport
 import Testing
 
 @testable import FunctionHost

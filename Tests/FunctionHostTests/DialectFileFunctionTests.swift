@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hooks
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import FunctionHost

@@ -2,6 +2,7 @@ import Crypto
 import DataAPI
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 @testable import FunctionHost

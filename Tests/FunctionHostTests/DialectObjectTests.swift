@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 @testable import FunctionHost

@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -91,7 +92,7 @@ import Testing
             _ = try await api.post(dialect.path("users"), headers: dialect.client, ["username": "gu", "password": "pw", "email": "gu@example.com"])
             let verify = try await api.post(dialect.path("requestEmailVerify"), headers: dialect.client, ["email": "gu@example.com"])
             #expect(verify.json == ["success": true], "\(verify)")
-            #expect(try await VerificationTests.lastLinkPath(api, to: "gu@example.com").hasPrefix("/1.1/emailVerify/"))
+            #expect(try await Outbox.lastLinkPath(api, to: "gu@example.com").hasPrefix("/1.1/emailVerify/"))
             _ = try await api.post(dialect.path("users"), headers: dialect.client, ["username": "ka", "password": "pw", "email": "ka@example.com"])
             let reset = try await api.post(dialect.path("requestPasswordReset"), headers: dialect.client, ["email": "ka@example.com"])
             #expect(reset.json == ["success": true], "\(reset)")
@@ -109,7 +110,7 @@ import Testing
             let id = try #require(signup.objectId, "\(signup)")
             let asked = try await api.post(dialect.path("requestLoginSmsCode"), headers: dialect.client, ["mobilePhone": .string(phone)])
             #expect(asked.json == ["success": true], "\(asked)")
-            let code = try await VerificationTests.lastCode(api, to: phone)
+            let code = try await Outbox.lastCode(api, to: phone)
             expectDialectError(
                 try await api.post(dialect.path("loginByMobilePhone"), headers: dialect.client, ["mobilePhone": .string(phone), "smsCode": "000000"]),
                 code: 603)
@@ -132,7 +133,7 @@ import Testing
                 let field = swagger ? "mobilePhone" : "mobilePhoneNumber"
                 let asked = try await api.post(dialect.path("requestMobilePhoneVerify"), headers: dialect.client, [field: .string(phone)])
                 #expect(asked.json == ["success": true], "\(asked)")
-                let code = try await VerificationTests.lastCode(api, to: phone)
+                let code = try await Outbox.lastCode(api, to: phone)
                 let done =
                     swagger
                     ? try await api.put(dialect.path("verifyMobilePhone"), headers: dialect.client, ["mobilePhone": .string(phone), "smsCode": .string(code)])

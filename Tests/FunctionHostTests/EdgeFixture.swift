@@ -6,6 +6,7 @@ import JSON
 import Logging
 import NIOCore
 import NIOHTTP1
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -42,7 +43,8 @@ enum EdgeFixture {
     /// Runs a server on a fresh data directory and hands the test both.
     static func run(
         functions: FunctionRegistry = FunctionRegistry(), scripts: [String: String] = [:],
-        configure: @escaping (inout HostConfiguration) -> Void = { _ in }, logger: CapturedLog? = nil,
+        transport: TestServer.Transport = .inProcess, configure: @escaping (inout HostConfiguration) -> Void = { _ in },
+        logger: CapturedLog? = nil,
         _ body: @Sendable (API, String) async throws -> Void
     ) async throws {
         let directory = try TestServer.makeDataDirectory()
@@ -51,19 +53,10 @@ enum EdgeFixture {
         var log = Logger(label: "functionhost")
         if let logger { log = Logger(label: "functionhost", factory: { _ in logger.handler }) }
         try await TestServer.run(
-            dataDirectory: directory, functions: functions, functionsDirectory: directory, configure: configure, logger: log
+            dataDirectory: directory, functions: functions, functionsDirectory: directory, transport: transport,
+            configure: configure, logger: log
         ) { api in
             try await body(api, directory)
         }
-    }
-}
-
-extension Reply {
-    /// A reply read by another client than the test client.
-    init(status: HTTPResponse.Status, headers: HTTPFields, bytes: [UInt8]) {
-        self.status = status
-        self.headers = headers
-        text = String(decoding: bytes, as: UTF8.self)
-        json = try? JSONValue(parsing: bytes)
     }
 }

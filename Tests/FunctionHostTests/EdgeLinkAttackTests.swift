@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import NIOHTTP1
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -14,11 +15,11 @@ import Testing
 
     /// The links emailed to an address, newest first.
     static func links(_ api: API, to email: String) async throws -> [String] {
-        try await VerificationTests.outbox(api, to: email).compactMap { $0["link"]?.stringValue }
+        try await Outbox.messages(api, to: email).compactMap { $0["link"]?.stringValue }
     }
 
     @Test func aResetRequestWithTheAttackersHostSendsNoLinkWithoutAPublicURL() async throws {
-        try await EdgeFixture.run { api, _ in
+        try await EdgeFixture.run(transport: .socket) { api, _ in
             _ = try await api.post("/1.1/users", ["username": "victim", "password": "pw", "email": "victim@example.com"])
             for endpoint in ["requestPasswordReset", "requestEmailVerify"] {
                 let reply = try await EdgeFixture.send(
@@ -32,7 +33,7 @@ import Testing
     }
 
     @Test func linksStartWithThePublicURLWhateverTheHost() async throws {
-        try await EdgeFixture.run(configure: { $0.publicURL = "https://api.example.com" }) { api, _ in
+        try await EdgeFixture.run(transport: .socket, configure: { $0.publicURL = "https://api.example.com" }) { api, _ in
             let forwarded = EdgeFixture.client + [("X-Forwarded-Host", Self.attacker), ("X-Forwarded-Proto", "http")]
             var links: [String] = []
             // One address each: an address gets one message a minute.
@@ -52,7 +53,7 @@ import Testing
     }
 
     @Test func aSignupSendsNoVerificationLinkBuiltFromTheHost() async throws {
-        try await EdgeFixture.run(configure: { $0.verification.verifyEmailOnSignup = true }) { api, _ in
+        try await EdgeFixture.run(transport: .socket, configure: { $0.verification.verifyEmailOnSignup = true }) { api, _ in
             let signup = try await EdgeFixture.send(
                 port: api.port, .POST, "/1.1/users", host: Self.attacker,
                 body: #"{"username":"new","password":"pw","email":"new@example.com"}"#)
@@ -62,7 +63,7 @@ import Testing
     }
 
     @Test func fileURLsComeFromTheListeningAddressNotTheHost() async throws {
-        try await EdgeFixture.run { api, _ in
+        try await EdgeFixture.run(transport: .socket) { api, _ in
             let own = "http://127.0.0.1:\(api.port)"
             let headers = EdgeFixture.client + [("X-Forwarded-Proto", "https")]
             let uploaded = try await EdgeFixture.send(
@@ -82,7 +83,7 @@ import Testing
     }
 
     @Test func fileURLsComeFromThePublicURLWhenThereIsOne() async throws {
-        try await EdgeFixture.run(configure: { $0.publicURL = "https://files.example.com" }) { api, _ in
+        try await EdgeFixture.run(transport: .socket, configure: { $0.publicURL = "https://files.example.com" }) { api, _ in
             let uploaded = try await EdgeFixture.send(
                 port: api.port, .POST, "/1.1/files/a.txt", host: Self.attacker, body: "a", contentType: "text/plain")
             #expect(uploaded["url"]?.stringValue?.hasPrefix("https://files.example.com/files/") == true, "\(uploaded)")

@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -74,7 +75,8 @@ import Testing
     }
 
     @Test func forwardedAddressesFromAnUntrustedPeerAreIgnored() async throws {
-        try await EdgeFixture.run(functions: Self.whoami, configure: { $0.rateLimits.perClient = 0.001 }) { api, _ in
+        // The peer is the connection's address.
+        try await EdgeFixture.run(functions: Self.whoami, transport: .socket, configure: { $0.rateLimits.perClient = 0.001 }) { api, _ in
             // Loopback is a private address, but nobody said it is a proxy.
             #expect(try await Self.whoami(api, [("X-Real-IP", "198.51.100.9")]) == "127.0.0.1")
             // Rotating the header gets no fresh allowance: one request a thousand seconds.
@@ -85,7 +87,7 @@ import Testing
 
     @Test func aTrustedProxyNamesTheClientReadFromTheRight() async throws {
         try await EdgeFixture.run(
-            functions: Self.whoami, configure: { $0.trustedProxies = TrustedProxies(list: "10.0.0.0/8, 127.0.0.1")! }
+            functions: Self.whoami, transport: .socket, configure: { $0.trustedProxies = TrustedProxies(list: "10.0.0.0/8, 127.0.0.1")! }
         ) { api, _ async throws in
             #expect(try await Self.whoami(api, [("X-Real-IP", "198.51.100.9")]) == "198.51.100.9")
             // The proxy appended the address it saw; what the client wrote at the left is not it.
@@ -96,7 +98,7 @@ import Testing
         }
         // A list naming other proxies trusts nothing from here.
         try await EdgeFixture.run(
-            functions: Self.whoami, configure: { $0.trustedProxies = TrustedProxies(list: "::1, 192.168.0.0/16")! }
+            functions: Self.whoami, transport: .socket, configure: { $0.trustedProxies = TrustedProxies(list: "::1, 192.168.0.0/16")! }
         ) { api, _ async throws in
             #expect(try await Self.whoami(api, [("X-Forwarded-For", "203.0.113.7")]) == "127.0.0.1")
         }

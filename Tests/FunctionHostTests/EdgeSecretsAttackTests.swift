@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import Logging
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -16,12 +17,12 @@ import Testing
                 "/1.1/users", ["username": "ada", "password": "pw", "email": "ada@example.com", "mobilePhoneNumber": "13800000001"])
             // A reset link, followed.
             #expect(try await api.post("/1.1/requestPasswordReset", ["email": "ada@example.com"]).status == .ok)
-            let reset = try await VerificationTests.lastLinkPath(api, to: "ada@example.com")
+            let reset = try await Outbox.lastLinkPath(api, to: "ada@example.com")
             let token = String(try #require(reset.split(separator: "/").last))
             #expect(try await api.get(reset, headers: Headers.none).status == .ok)
             // An SMS code, redeemed.
             #expect(try await api.post("/1.1/requestMobilePhoneVerify", ["mobilePhoneNumber": "13800000001"]).status == .ok)
-            let code = try await VerificationTests.lastCode(api, to: "13800000001")
+            let code = try await Outbox.lastCode(api, to: "13800000001")
             #expect(try await api.post("/1.1/verifyMobilePhone/\(code)", ["mobilePhoneNumber": "13800000001"]).status == .ok)
             // An upload token, used; the file's URL, opened.
             let issued = try await api.post("/1.1/fileTokens", ["name": "n.txt"])

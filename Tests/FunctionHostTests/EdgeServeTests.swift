@@ -1,5 +1,6 @@
 import DataAPI
 import Foundation
+import TestSupport
 import Testing
 
 /// What `serve` says and refuses at start about the edge settings: a missing public URL, email
@@ -9,7 +10,7 @@ import Testing
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (process, text) = try await StartupBannerTests.serve([
-            "--port", String(try MetricsTests.freePort()), "--data-dir", directory + "/data", "--functions", directory,
+            "--port", String(Ports.free()), "--data-dir", directory + "/data", "--functions", directory,
         ])
         defer {
             if process.isRunning { process.terminate() }
@@ -31,7 +32,7 @@ import Testing
             (["--signature-window", "0"], "--signature-window must be at least 1"),
         ]
         for (arguments, message) in cases {
-            let run = try await CLITests.functionhost(["serve"] + data + arguments, port: 1)
+            let run = try await CLI.functionhost(["serve"] + data + arguments, port: 1)
             #expect(run.status != 0 && run.errors.contains(message), "\(arguments): \(run)")
         }
     }

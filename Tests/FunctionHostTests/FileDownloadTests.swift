@@ -6,6 +6,7 @@ import Hooks
 import HummingbirdTesting
 import NIOCore
 import NIOHTTP1
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -119,22 +120,22 @@ import Testing
         let staging = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: staging) }
         try await FileFixture.run(configure: { $0.stagingDataDirectory = staging }) { api, _ in
-            let file = try await FileFixture.upload(api, "staged.txt", "staged", headers: DeployTests.staging)
+            let file = try await FileFixture.upload(api, "staged.txt", "staged", headers: Headers.staging)
             let id = try #require(file["objectId"]?.stringValue)
             // The object lives with staging's data...
-            #expect(try await api.get("/1.1/files/\(id)", headers: DeployTests.staging).status == .ok)
+            #expect(try await api.get("/1.1/files/\(id)", headers: Headers.staging).status == .ok)
             expectError(try await api.get("/1.1/files/\(id)"), code: 101, status: .notFound)
             // ...and its URL, which carries no environment, still serves the bytes.
             let download = try await api.get(try FileFixture.path(file["url"]), headers: Headers.none)
             #expect(download.status == .ok && download.text == "staged", "\(download)")
 
             // The token flow keeps the environment the token was asked in.
-            let issued = try await api.post("/1.1/fileTokens", headers: DeployTests.staging, ["name": "t.txt"])
+            let issued = try await api.post("/1.1/fileTokens", headers: Headers.staging, ["name": "t.txt"])
             let tokenId = try #require(issued["objectId"]?.stringValue)
             let put = try await api.send(
                 .put, try FileFixture.path(issued["upload_url"]), headers: FileFixture.typed("text/plain", Headers.none), body: "tok")
             #expect(put.status == .ok, "\(put)")
-            #expect(try await api.get("/1.1/files/\(tokenId)", headers: DeployTests.staging).status == .ok)
+            #expect(try await api.get("/1.1/files/\(tokenId)", headers: Headers.staging).status == .ok)
             let tokenDownload = try await api.get(try FileFixture.path(issued["url"]), headers: Headers.none)
             #expect(tokenDownload.status == .ok && tokenDownload.text == "tok", "\(tokenDownload)")
         }

@@ -7,6 +7,7 @@ import HummingbirdTesting
 import JSON
 import NIOCore
 import NIOHTTP1
+import TestSupport
 import Testing
 
 @testable import FunctionHost

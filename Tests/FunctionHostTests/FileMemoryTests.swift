@@ -4,12 +4,15 @@ import Foundation
 import JSON
 import NIOCore
 import NIOHTTP1
+import TestSupport
 import Testing
 
 @testable import FunctionHost
 
 /// A large file streams through the server: its memory does not grow with the file, uploading
-/// or downloading. The server runs in this process, so this process's memory is the server's.
+/// or downloading. The server runs in this process, so this process's memory is the server's,
+/// and so is every other test's running beside it: `scripts/test.sh` runs this suite on its own,
+/// after the others. Over a socket, so the body comes in as a client streams it.
 @Suite struct FileMemoryTests {
     /// 200 MB, sent as 1 MB chunks made on demand.
     static let size = 200 * 1024 * 1024
@@ -60,7 +63,9 @@ import Testing
     @Test func a200MegabyteFileStreamsThroughWithFlatMemory() async throws {
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await TestServer.run(dataDirectory: directory, configure: { $0.maxFileSize = 300 * 1024 * 1024 }) { api in
+        try await TestServer.run(
+            dataDirectory: directory, transport: .socket, configure: { $0.maxFileSize = 300 * 1024 * 1024 }
+        ) { api in
             try await HTTPClient.withHTTPClient { client in
                 // Upload.
                 var request = FileFixture.streamedUpload(port: api.port, name: "big.bin")

@@ -6,6 +6,7 @@ import Hooks
 import HummingbirdTesting
 import NIOCore
 import NIOHTTP1
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -13,7 +14,8 @@ import Testing
 /// The token upload (`fileTokens`, the PUT, `fileCallback`), end to end over real HTTP.
 @Suite struct FileTokenTests {
     @Test func theTokenFlowStoresTheFileUnderThePromisedIdKeyAndOwner() async throws {
-        try await FileFixture.run { api, directory in
+        // The URLs handed out are the server's own address and port.
+        try await FileFixture.run(transport: .socket) { api, directory in
             let ada = try await FileFixture.signUp(api, "ada")
             let issued = try await api.post(
                 "/1.1/fileTokens", headers: ada.session, ["name": "photo.png", "metaData": ["width": 10, "size": 8]])
@@ -69,7 +71,7 @@ import Testing
     }
 
     @Test func twoRacingUploadsWithOneTokenStoreOneFile() async throws {
-        try await FileFixture.run { api, directory in
+        try await FileFixture.run(transport: .socket) { api, directory in
             let issued = try await api.post("/1.1/fileTokens", ["name": "race.txt"])
             let url = "http://127.0.0.1:\(api.port)" + (try FileFixture.path(issued["upload_url"]))
             let statuses = try await HTTPClient.withHTTPClient { client in
@@ -183,7 +185,8 @@ import Testing
             // The path is served here whatever the address in front.
             #expect(try await api.get(try FileFixture.path(reply["url"]), headers: Headers.none).text == "a")
         }
-        try await FileFixture.run { api, _ in
+        // Without one, URLs are the server's own address and port.
+        try await FileFixture.run(transport: .socket) { api, _ in
             let headers = FileFixture.adding("X-Forwarded-Proto", "https", to: FileFixture.typed("text/plain"))
             let reply = try await api.send(.post, "/1.1/files/a.txt", headers: headers, body: "a")
             // A client's header names no scheme: only --public-url does.

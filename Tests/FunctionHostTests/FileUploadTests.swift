@@ -7,6 +7,7 @@ import HummingbirdTesting
 import JSON
 import NIOCore
 import NIOHTTP1
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -14,7 +15,8 @@ import Testing
 /// Direct uploads, external files, fetching and deleting files, end to end over real HTTP.
 @Suite struct FileUploadTests {
     @Test func aRawUploadAnswersTheFileObjectAndKeepsTheBytes() async throws {
-        try await FileFixture.run { api, directory in
+        // The URL answered is the server's own address and port.
+        try await FileFixture.run(transport: .socket) { api, directory in
             let reply = try await api.send(
                 .post, "/1.1/files/hello.txt", headers: FileFixture.typed("text/plain"), body: "Hello, World!")
             #expect(reply.status == .created, "\(reply)")

@@ -5,6 +5,7 @@ import Hooks
 import Hummingbird
 import HummingbirdTesting
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -114,11 +115,40 @@ import Testing
             let skipped = try await api.post(
                 "/1.1/classes/Todo", headers: Headers.master, ["done": true, "__ignore_hooks": ["beforeSave", "afterSave"]])
             #expect(skipped.status == .created && skipped["slug"] == nil, "\(skipped)")
+            try await Self.expectAfterSaveSkipped(api, try #require(skipped.objectId))
             expectError(
                 try await api.post("/1.1/classes/Todo", ["title": "x", "__ignore_hooks": ["beforeSave"]]), code: 119,
                 status: .forbidden)
             #expect(try await api.count("Todo") == 1)
         }
+    }
+
+    @Test func theMasterKeySkipsAfterSaveAloneAndItDoesNotRun() async throws {
+        try await Self.withHooks { api in
+            let skipped = try await api.post(
+                "/1.1/classes/Todo", headers: Headers.master, ["title": " Quiet One ", "__ignore_hooks": ["afterSave"]])
+            // beforeSave still ran: only the hook named is skipped.
+            #expect(skipped.status == .created && skipped["slug"] == "quiet-one", "\(skipped)")
+            try await Self.expectAfterSaveSkipped(api, try #require(skipped.objectId))
+        }
+    }
+
+    /// Checks that Todo `id`'s afterSave did not run: it would have saved a Log naming the todo
+    /// and marked the todo `logged`. A Todo saved afterwards without skipping shows both (so
+    /// the hook is loaded and runs), and the skipped one still has neither.
+    static func expectAfterSaveSkipped(_ api: API, _ id: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let witness = try await api.create("Todo", ["title": "witness"])
+        let witnessed = try await api.fetch("Todo", witness)
+        #expect(witnessed["logged"] == true, "the witness's afterSave ran: \(witnessed)", sourceLocation: sourceLocation)
+        #expect(
+            try await api.matching("Log", #"{"todo":"\#(witness)"}"#).count == 1, "the witness was logged",
+            sourceLocation: sourceLocation)
+        let skipped = try await api.fetch("Todo", id)
+        #expect(skipped["logged"] == nil, "afterSave did not mark the skipped todo: \(skipped)", sourceLocation: sourceLocation)
+        #expect(
+            try await api.matching("Log", #"{"todo":"\#(id)"}"#).isEmpty, "afterSave logged nothing for the skipped todo",
+            sourceLocation: sourceLocation)
+        _ = try await api.delete("/1.1/classes/Todo/\(witness)", headers: Headers.master)
     }
 
     @Test func updatesSeeTheOriginalTheKeysAndKeepTheHooksChanges() async throws {
@@ -221,11 +251,4 @@ import Testing
             #expect(list.contains("__before_save_for_Todo") && list.contains("__before_save_for_Note") && list.contains("addTodoJS"))
         }
     }
-}
-
-/// Values reported from inside the server during a test.
-final class Recorded<Value: Sendable>: Sendable {
-    private let values = Mutex<[Value]>([])
-    func record(_ value: Value) { values.withLock { $0.append(value) } }
-    var all: [Value] { values.withLock { $0 } }
 }

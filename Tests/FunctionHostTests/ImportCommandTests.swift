@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -27,14 +28,14 @@ import Testing
         let arguments =
             ["import", fixture.archive, "--files", fixture.bytes, "--public-url", "http://files.test/"] + Self.target(directory)
 
-        let first = try await CLITests.functionhost(arguments, port: 0)
+        let first = try await CLI.functionhost(arguments, port: 0)
         #expect(first.status == 0, "\(first)")
         #expect(first.output.contains("Imported 10 new objects"), "\(first)")
         #expect(first.output.contains("Post.0.jsonl:5: Malformed JSON"), "\(first)")
         #expect(first.output.contains("file bytes: 1 served here"), "\(first)")
         #expect(first.output.contains("class settings (permissions, field flags): 1 classes (Post)"), "\(first)")
 
-        let second = try await CLITests.functionhost(arguments + ["--json"], port: 0)
+        let second = try await CLI.functionhost(arguments + ["--json"], port: 0)
         #expect(second.status == 0, "\(second)")
         let summary = try JSONValue(parsing: Array(second.output.utf8))
         #expect(summary["written"] == 0 && summary["existing"] == 10, "\(second)")
@@ -51,11 +52,11 @@ import Testing
     @Test func badArgumentsAndMissingFilesFailWithOneLine() async throws {
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let neither = try await CLITests.functionhost(["import", "--data-dir", directory], port: 0)
+        let neither = try await CLI.functionhost(["import", "--data-dir", directory], port: 0)
         #expect(neither.status != 0 && neither.errors.contains("either an export PATH or --from-server"), "\(neither)")
-        let missing = try await CLITests.functionhost(["import", directory + "/nothing.tar.gz"] + Self.target(directory), port: 0)
+        let missing = try await CLI.functionhost(["import", directory + "/nothing.tar.gz"] + Self.target(directory), port: 0)
         #expect(missing.status == 1 && missing.errors.contains("does not exist"), "\(missing)")
-        let noURL = try await CLITests.functionhost(["import", directory, "--files", directory], port: 0)
+        let noURL = try await CLI.functionhost(["import", directory, "--files", directory], port: 0)
         #expect(noURL.status != 0 && noURL.errors.contains("--public-url"), "\(noURL)")
     }
 
@@ -99,7 +100,7 @@ import Testing
 
         let bytes = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: bytes) }
-        let (pulled, fileKey) = try await TestServer.run(dataDirectory: source) { api in
+        let (pulled, fileKey) = try await TestServer.run(dataDirectory: source, transport: .socket) { api in
             // A file whose url is this running server's, so its bytes can be downloaded.
             let file = try await api.send(
                 .post, "/1.1/files/notes.txt", headers: FileFixture.typed("text/plain"), body: "file bytes to move")
@@ -109,7 +110,7 @@ import Testing
                 "/1.1/classes/_File/\(try #require(file.objectId))", headers: Headers.master,
                 ["url": .string("http://127.0.0.1:\(api.port)/files/\(key)")])
             #expect(moved.status == .ok, "\(moved)")
-            let run = try await CLITests.functionhost(
+            let run = try await CLI.functionhost(
                 ["import", "--from-server", "http://127.0.0.1:\(api.port)", "--app-id", "app", "--master-key", "master",
                  "--files", bytes, "--download-files", "--public-url", "https://new.example.com"]
                     + Self.target(destination), port: api.port)

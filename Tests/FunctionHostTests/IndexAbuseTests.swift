@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import JSON
 import Logging
+import TestSupport
 import Testing
 
 @testable import FunctionHost

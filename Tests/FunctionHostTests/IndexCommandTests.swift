@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -18,23 +19,23 @@ import Testing
             #expect(reply.status == .ok, "\(reply)")
         }
 
-        let list = try await CLITests.functionhost(["indexes", "list", "Post"] + target, port: 0)
+        let list = try await CLI.functionhost(["indexes", "list", "Post"] + target, port: 0)
         #expect(list.status == 0, "\(list)")
         let lines = list.output.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("Post") && $0.contains("ix_score") && $0.contains("automatic") }, "\(list)")
         #expect(lines.contains { $0.contains("ix_title") && $0.contains("automatic") }, "\(list)")
         #expect(lines.contains { $0.contains("created") && $0.contains("schema") }, "\(list)")
 
-        let everyClass = try await CLITests.functionhost(["indexes", "list"] + target, port: 0)
+        let everyClass = try await CLI.functionhost(["indexes", "list"] + target, port: 0)
         #expect(everyClass.status == 0 && everyClass.output.contains("ix_score"), "\(everyClass)")
 
         // The schema's own indexes are not the command's to drop.
-        let schema = try await CLITests.functionhost(["indexes", "drop", "Post", "created"] + target, port: 0)
+        let schema = try await CLI.functionhost(["indexes", "drop", "Post", "created"] + target, port: 0)
         #expect(schema.status != 0 && schema.errors.contains("no automatic index named created"), "\(schema)")
-        let unknown = try await CLITests.functionhost(["indexes", "list", "Nope"] + target, port: 0)
+        let unknown = try await CLI.functionhost(["indexes", "list", "Nope"] + target, port: 0)
         #expect(unknown.status != 0 && unknown.errors.contains("doesn't exist"), "\(unknown)")
 
-        let drop = try await CLITests.functionhost(["indexes", "drop", "Post", "ix_score"] + target, port: 0)
+        let drop = try await CLI.functionhost(["indexes", "drop", "Post", "ix_score"] + target, port: 0)
         #expect(drop.status == 0 && drop.output.contains("Dropped ix_score of Post."), "\(drop)")
         let after = try await IndexAbuseTests.automatic(directory, "Post")
         #expect(after == ["ix_title"], "\(after)")
@@ -44,7 +45,7 @@ import Testing
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         guard !TestDatabase.isPostgres else { return }
-        let run = try await CLITests.functionhost(["indexes", "list", "--data-dir", directory + "/none"], port: 0)
+        let run = try await CLI.functionhost(["indexes", "list", "--data-dir", directory + "/none"], port: 0)
         #expect(run.status != 0 && run.errors.contains("No database in"), "\(run)")
     }
 }

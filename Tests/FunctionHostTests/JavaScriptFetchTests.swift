@@ -1,5 +1,6 @@
 import DataAPI
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FunctionHost

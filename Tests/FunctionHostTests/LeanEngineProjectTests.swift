@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -115,7 +116,7 @@ import Testing
         let project = try Self.project()
         defer { try? FileManager.default.removeItem(atPath: project) }
 
-        let check = try await CLITests.functionhost(["check-cloud-code", project], port: 0)
+        let check = try await CLI.functionhost(["check-cloud-code", project], port: 0)
         // Only what the move changes: the Express app and its npm dependency; cloud.js is clean.
         #expect(check.output.contains("A LeanEngine project: checking cloud.js and the 1 files it requires."), "\(check)")
         #expect(check.output.contains("package.json:5: dependency express"), "\(check)")
@@ -123,10 +124,10 @@ import Testing
         #expect(!check.output.contains("cloud.js:"), "\(check)")
         #expect(check.status == 1)
 
-        try await DeployTests.run { api in
-            let deployed = try await CLITests.functionhost(["deploy", project, "--env", "staging", "-m", "moved"], port: api.port)
+        try await DeployTests.run(transport: .socket) { api in
+            let deployed = try await CLI.functionhost(["deploy", project, "--env", "staging", "-m", "moved"], port: api.port)
             #expect(deployed.status == 0, "\(deployed)")
-            let promoted = try await CLITests.functionhost(["promote"], port: api.port)
+            let promoted = try await CLI.functionhost(["promote"], port: api.port)
             #expect(promoted.status == 0, "\(promoted)")
             let versions = try await api.get("/1.1/engine/deploys", headers: Headers.master)
             // Only cloud.js and the module it requires were sent: the Express server stays behind.
@@ -155,7 +156,7 @@ import Testing
 
             let user = try await api.post("/1.1/users", ["username": "ann", "password": "pw1", "mobilePhoneNumber": "13900000009"])
             _ = try await api.post("/1.1/requestMobilePhoneVerify", ["mobilePhoneNumber": "13900000009"])
-            let code = try await VerificationTests.lastCode(api, to: "13900000009")
+            let code = try await Outbox.lastCode(api, to: "13900000009")
             #expect(try await api.post("/1.1/verifyMobilePhone/\(code)", [:]).status == .ok)
             let logs = try await api.find("VerifyLog", headers: Headers.master).results
             #expect(logs.count == 1 && logs.first?["user"]?["objectId"] == user["objectId"], "\(logs)")

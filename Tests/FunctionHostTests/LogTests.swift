@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import Logging
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -41,7 +42,8 @@ import Testing
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try Self.cloudCode.write(toFile: directory + "/cloud.js", atomically: true, encoding: .utf8)
-        try await TestServer.run(dataDirectory: directory, functionsDirectory: directory) { api in
+        // The command reads them from a server it reaches over HTTP.
+        try await TestServer.run(dataDirectory: directory, functionsDirectory: directory, transport: .socket) { api in
             _ = try await api.post("/1.1/functions/greet", ["name": "ann"])
             _ = try await api.post("/1.1/classes/Note", ["text": "x"])
             let staging = Headers.make([("X-LC-Id", "app"), ("X-LC-Key", "key"), ("X-LC-Prod", "0")])
@@ -61,7 +63,7 @@ import Testing
             #expect(newer.results.map { $0["message"] } == ["checking a note"])
             expectError(try await api.get("/1.1/engine/logs?limit=0", headers: Headers.master), code: 107)
 
-            let printed = try await CLITests.functionhost(["logs", "--env", "staging"], port: api.port)
+            let printed = try await CLI.functionhost(["logs", "--env", "staging"], port: api.port)
             #expect(printed.status == 0 && printed.output.contains("info greet: greeting bob"), "\(printed)")
         }
     }

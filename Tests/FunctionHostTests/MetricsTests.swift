@@ -4,6 +4,7 @@ import Foundation
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -65,25 +66,10 @@ import Testing
         }
     }
 
-    /// A port nothing listens on now.
-    static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0 }
-        }
-        #expect(bound)
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     @Test func theAdminPortServesMetricsWithoutKeys() async throws {
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let adminPort = try Self.freePort()
+        let adminPort = Ports.free()
         try await TestServer.run(dataDirectory: directory, configure: { $0.adminPort = adminPort }) { api in
             _ = try await api.get("/1.1/date")
             // The admin port starts beside the main one: the shared client retries a refused

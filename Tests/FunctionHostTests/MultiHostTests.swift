@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -25,12 +26,12 @@ import Testing
         try await Self.twoHosts { a, b in
             let signup = try await a.post("/1.1/users", ["username": "ada", "password": "pw-123456"])
             let token = try #require(signup["sessionToken"]?.stringValue, "\(signup)")
-            let me = try await b.get("/1.1/users/me", headers: UserTests.session(token))
+            let me = try await b.get("/1.1/users/me", headers: Headers.session(token))
             #expect(me["username"] == "ada", "\(me)")
             // And a login on B gives a session A knows.
             let login = try await b.post("/1.1/login", ["username": "ada", "password": "pw-123456"])
             let second = try #require(login["sessionToken"]?.stringValue, "\(login)")
-            #expect(try await a.get("/1.1/users/me", headers: UserTests.session(second))["username"] == "ada")
+            #expect(try await a.get("/1.1/users/me", headers: Headers.session(second))["username"] == "ada")
         }
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import TestSupport
 import Testing
 
 @testable import FunctionHost

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import JSON
 import NIOCore
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -233,24 +234,14 @@ import Testing
     @Test func concurrentIncrementsOverHTTPAreAtomic() async throws {
         try await TestServer.run { api in
             let id = try await api.create("Counter", ["n": 0])
-            let port = api.port
-            let headers = { () -> HTTPFields in
-                var headers = Headers.client
-                headers[.contentType] = "application/json"
-                return headers
-            }()
-            // Each request on its own connection, all in flight together.
+            // All in flight together: the router serves them concurrently, as it would a hundred
+            // connections.
             let values = try await withThrowingTaskGroup(of: JSONValue?.self) { group in
                 for _ in 0..<100 {
                     group.addTask {
-                        try await TestClient.withClient(host: "localhost", port: port) { client in
-                            let response = try await client.execute(
-                                .init(
-                                    "/1.1/classes/Counter/\(id)?fetchWhenSave=true", method: .put, headers: headers,
-                                    body: ByteBuffer(string: #"{"n":{"__op":"Increment","amount":1}}"#)))
-                            guard response.status == .ok, let body = response.body else { return nil }
-                            return try JSONValue(parsing: body.readableBytesView)["n"]
-                        }
+                        let reply = try await api.put(
+                            "/1.1/classes/Counter/\(id)?fetchWhenSave=true", ["n": ["__op": "Increment", "amount": 1]])
+                        return reply.status == .ok ? reply["n"] : nil
                     }
                 }
                 var values: [JSONValue?] = []
@@ -268,19 +259,12 @@ import Testing
     @Test func concurrentAddUniqueKeepsEveryElement() async throws {
         try await TestServer.run { api in
             let id = try await api.create("Counter", ["set": []])
-            let port = api.port
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<40 {
                     group.addTask {
-                        try await TestClient.withClient(host: "localhost", port: port) { client in
-                            var headers = Headers.client
-                            headers[.contentType] = "application/json"
-                            let response = try await client.execute(
-                                .init(
-                                    "/1.1/classes/Counter/\(id)", method: .put, headers: headers,
-                                    body: ByteBuffer(string: #"{"set":{"__op":"AddUnique","objects":[\#(index % 20)]}}"#)))
-                            #expect(response.status == .ok)
-                        }
+                        let reply = try await api.put(
+                            "/1.1/classes/Counter/\(id)", ["set": ["__op": "AddUnique", "objects": [.int(Int64(index % 20))]]])
+                        #expect(reply.status == .ok, "\(reply)")
                     }
                 }
                 try await group.waitForAll()

@@ -1,5 +1,6 @@
 import DataAPI
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost

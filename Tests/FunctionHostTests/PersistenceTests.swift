@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost

@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -38,8 +39,9 @@ import Testing
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // One request, then none for a thousand seconds: no refill can happen during the test.
+        // The test client plays the proxy in front: the connection's peer, trusted.
         try await TestServer.run(
-            dataDirectory: directory,
+            dataDirectory: directory, transport: .socket,
             configure: {
                 $0.rateLimits.perClient = 0.001
                 // The test client plays the proxy in front.

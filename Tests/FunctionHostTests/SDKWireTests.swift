@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hooks
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost

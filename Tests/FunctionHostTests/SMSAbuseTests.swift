@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -48,7 +49,7 @@ import Testing
             #expect(statuses.prefix(10).allSatisfy { $0 == .ok }, "\(statuses)")
             #expect(statuses.dropFirst(10).allSatisfy { $0 == .tooManyRequests }, "\(statuses)")
             #expect(try await Self.sentCount(api) == 10)
-            #expect(try await VerificationTests.outbox(api, to: Self.phone(15)).isEmpty)
+            #expect(try await Outbox.messages(api, to: Self.phone(15)).isEmpty)
             // The master key (the operator's backend) is not counted.
             let master = try await api.post("/1.1/requestSmsCode", headers: Headers.master, ["mobilePhoneNumber": .string(Self.phone(30))])
             #expect(master.status == .ok, "\(master)")
@@ -139,7 +140,7 @@ import Testing
             #expect(try await Self.sentCount(api) == 0)
             // The app's own name is accepted, and so is no name or op at all.
             #expect(try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "13800000020", "name": "FunctionHost"]).status == .ok)
-            let text = try #require(try await VerificationTests.outbox(api, to: "13800000020").first?["text"]?.stringValue)
+            let text = try #require(try await Outbox.messages(api, to: "13800000020").first?["text"]?.stringValue)
             #expect(text.hasPrefix("[FunctionHost] Your code to verify it's you is "), "\(text)")
         }
     }
@@ -153,11 +154,11 @@ import Testing
             expectError(try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "13800000021", "name": "FunctionHost"]), code: 600)
             expectError(try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "13800000021", "op": "win a prize"]), code: 1)
             #expect(try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "13800000021", "name": "Shop", "op": "pay"]).status == .ok)
-            let text = try #require(try await VerificationTests.outbox(api, to: "13800000021").first?["text"]?.stringValue)
+            let text = try #require(try await Outbox.messages(api, to: "13800000021").first?["text"]?.stringValue)
             #expect(text.hasPrefix("[Shop] Your code to pay is "), "\(text)")
             clock.advance(minutes: 2)
             #expect(try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "13800000021", "op": "delete your account"]).status == .ok)
-            let second = try #require(try await VerificationTests.outbox(api, to: "13800000021").first?["text"]?.stringValue)
+            let second = try #require(try await Outbox.messages(api, to: "13800000021").first?["text"]?.stringValue)
             #expect(second.hasPrefix("[Shop] Your code to delete your account is "), "\(second)")
         }
     }
@@ -195,7 +196,7 @@ import Testing
                 #expect(signup.status == .created, "\(signup)")
             }
             #expect(try await Self.sentCount(api) == 2)
-            #expect(try await VerificationTests.outbox(api, to: Self.phone(43)).isEmpty)
+            #expect(try await Outbox.messages(api, to: Self.phone(43)).isEmpty)
         }
     }
 }

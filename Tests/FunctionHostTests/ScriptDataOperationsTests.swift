@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import JSON
 import Sandbox
+import TestSupport
 import Testing
 
 @testable import FunctionHost

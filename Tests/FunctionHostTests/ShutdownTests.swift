@@ -3,6 +3,7 @@ import DataAPI
 import Foundation
 import NIOCore
 import NIOHTTP1
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -20,9 +21,9 @@ import Testing
                   return await response.text();
                 });
                 """.write(toFile: directory + "/cloud.js", atomically: true, encoding: .utf8)
-            let port = try MetricsTests.freePort()
+            let port = Ports.free()
             let process = Process()
-            process.executableURL = CLITests.executable
+            process.executableURL = CLI.executable
             var arguments = [
                 "serve", "--host", "127.0.0.1", "--port", String(port), "--data-dir", directory, "--functions", directory,
                 "--allow-http", "127.0.0.1:\(outbound.port)",

@@ -1,6 +1,7 @@
 import DataAPI
 import Foundation
 import JSON
+import TestSupport
 import Testing
 
 /// A newcomer's first start: the server says, at once and while it runs (not when it exits,
@@ -10,7 +11,7 @@ import Testing
     /// environment, and returns it still running (the caller ends it) with its banner.
     static func serve(_ arguments: [String]) async throws -> (Process, String) {
         let process = Process()
-        process.executableURL = CLITests.executable
+        process.executableURL = CLI.executable
         process.arguments = ["serve", "--host", "127.0.0.1"] + arguments
         var environment = ProcessInfo.processInfo.environment
         for name in [
@@ -42,7 +43,7 @@ import Testing
     @Test func theFirstStartPrintsTheGeneratedKeysAndACurlLineAtOnce() async throws {
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let port = try MetricsTests.freePort()
+        let port = Ports.free()
         let (process, text) = try await Self.serve(
             ["--port", String(port), "--data-dir", directory + "/data", "--functions", directory])
         defer {

@@ -5,6 +5,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hooks
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -28,7 +29,7 @@ import Testing
         try await TestServer.runTrustingAuthData { api in
             let ada = try await api.post("/1.1/users", ["username": "ada", "password": "pw"])
             let id = try #require(ada.objectId)
-            let session = UserTests.session(try #require(ada["sessionToken"]?.stringValue))
+            let session = Headers.session(try #require(ada["sessionToken"]?.stringValue))
             _ = try await api.put("/1.1/users/\(id)", headers: session, ["authData": ["github": ["uid": "gh-7"]]])
             _ = try await api.put("/1.1/users/\(id)", headers: session, ["authData": ["weibo": ["uid": "wb-3"]]])
             let linked = try await api.get("/1.1/users/me", headers: session)
@@ -36,7 +37,7 @@ import Testing
             let viaGithub = try await api.post("/1.1/users", ["authData": ["github": ["uid": "gh-7"]]])
             #expect(viaGithub["objectId"] == .string(id) && viaGithub.status == .ok)
             let bob = try await api.post("/1.1/users", ["username": "bob", "password": "pw"])
-            let bobSession = UserTests.session(try #require(bob["sessionToken"]?.stringValue))
+            let bobSession = Headers.session(try #require(bob["sessionToken"]?.stringValue))
             expectError(
                 try await api.put("/1.1/users/\(try #require(bob.objectId))", headers: bobSession, ["authData": ["github": ["uid": "gh-7"]]]),
                 code: 137, status: .badRequest)

@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import Hooks
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -22,14 +23,14 @@ import Testing
         try await TestServer.run(functions: functions) { api in
             let first = try await api.post("/1.1/users", ["authData": ["partner": ["code": "42"]]])
             #expect(first.status == .created, "\(first)")
-            let me = try await api.get("/1.1/users/me", headers: UserTests.session(try #require(first["sessionToken"]?.stringValue)))
+            let me = try await api.get("/1.1/users/me", headers: Headers.session(try #require(first["sessionToken"]?.stringValue)))
             #expect(me["authData"]?["partner"] == ["uid": "partner-42"], "\(me)")
             // The same code logs the same account in: the lookup uses what the hook made of it.
             let again = try await api.post("/1.1/users", ["authData": ["partner": ["code": "42"]]])
             #expect(again.status == .ok && again.objectId == first.objectId, "\(again)")
             expectError(try await api.post("/1.1/users", ["authData": ["banned": ["uid": "x"]]]), code: 1, status: .unauthorized)
             // Linking runs it too.
-            let session = UserTests.session(try #require(first["sessionToken"]?.stringValue))
+            let session = Headers.session(try #require(first["sessionToken"]?.stringValue))
             expectError(
                 try await api.put("/1.1/users/\(try #require(first.objectId))", headers: session, ["authData": ["banned": ["uid": "y"]]]),
                 code: 1)
@@ -54,7 +55,7 @@ import Testing
         try await TestServer.run(dataDirectory: directory, functionsDirectory: directory) { api in
             let signup = try await api.post("/1.1/users", ["authData": ["weixin": ["openid": "wx-9"]]])
             #expect(signup.status == .created, "\(signup)")
-            let me = try await api.get("/1.1/users/me", headers: UserTests.session(try #require(signup["sessionToken"]?.stringValue)))
+            let me = try await api.get("/1.1/users/me", headers: Headers.session(try #require(signup["sessionToken"]?.stringValue)))
             #expect(me["authData"]?["weixin"]?["checked"] == true, "\(me)")
             let blocked = try await api.post("/1.1/users", ["authData": ["weixin": ["openid": "blocked"]]])
             #expect(blocked.status == .badRequest && blocked["error"]?.stringValue?.contains("Blocked account.") == true, "\(blocked)")
@@ -62,7 +63,7 @@ import Testing
             // The phone flow fires the JavaScript onVerified('sms').
             let user = try await api.post("/1.1/users", ["username": "ada", "password": "pw", "mobilePhoneNumber": "13900000001"])
             _ = try await api.post("/1.1/requestMobilePhoneVerify", ["mobilePhoneNumber": "13900000001"])
-            let code = try await VerificationTests.lastCode(api, to: "13900000001")
+            let code = try await Outbox.lastCode(api, to: "13900000001")
             #expect(try await api.post("/1.1/verifyMobilePhone/\(code)", [:]).status == .ok)
             let welcomes = try await api.find("Welcome").results
             #expect(welcomes.count == 1 && welcomes.first?["user"] == user["objectId"], "\(welcomes)")

@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import JSON
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -84,7 +85,7 @@ import Testing
             // A second main account for the same UnionID is refused.
             let twice = try await api.post("/1.1/users", ["authData": ["weixin_9": ["uid": "w9"]]])
             #expect(twice.status == .created)
-            let session = UserTests.session(try #require(twice["sessionToken"]?.stringValue))
+            let session = Headers.session(try #require(twice["sessionToken"]?.stringValue))
             let claim = try await api.put(
                 "/1.1/users/\(try #require(twice.objectId))", headers: session,
                 ["authData": ["weixin_4": Self.weixin("w4", union: "u1", main: true)]])
@@ -96,7 +97,7 @@ import Testing
         try await TestServer.runTrustingAuthData { api in
             let user = try await api.post("/1.1/users", ["authData": ["test": ["uid": "zaabbbccc123123"]]])
             let id = try #require(user.objectId)
-            let session = UserTests.session(try #require(user["sessionToken"]?.stringValue))
+            let session = Headers.session(try #require(user["sessionToken"]?.stringValue))
             // user.js "associate with authData": the JS SDK's PUT with new=true.
             let linked = try await api.put(
                 "/1.1/users/\(id)?new=true", headers: session,
@@ -119,7 +120,7 @@ import Testing
             let ada = try await api.post("/1.1/users", ["username": "ada", "password": "pw"])
             let eve = try await api.post("/1.1/users", ["username": "eve", "password": "pw"])
             let adaId = try #require(ada.objectId)
-            let eveSession = UserTests.session(try #require(eve["sessionToken"]?.stringValue))
+            let eveSession = Headers.session(try #require(eve["sessionToken"]?.stringValue))
             let attach: JSONValue = ["authData": ["weixin": ["openid": "eve-wx"]]]
             for path in ["/1.1/users/\(adaId)?new=true", "/1.1/classes/_User/\(adaId)"] {
                 expectError(try await api.put(path, headers: eveSession, attach), code: 206)
@@ -146,7 +147,7 @@ import Testing
             let again = try await api.post("/1.1/users", body)
             #expect(again.status == .ok && again.objectId == first.objectId && again["authData"] == body["authData"], "\(again)")
             // user.js "create an anonymous user, and then associateWithAuthData": no longer anonymous.
-            let session = UserTests.session(try #require(first["sessionToken"]?.stringValue))
+            let session = Headers.session(try #require(first["sessionToken"]?.stringValue))
             let linked = try await api.put(
                 "/1.1/classes/_User/\(try #require(first.objectId))?new=true", headers: session,
                 ["authData": ["github": ["uid": "justsomerandomstring", "access_token": "access_token"]]])

@@ -2,6 +2,7 @@ import Crypto
 import DataAPI
 import Foundation
 import HTTPTypes
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -21,7 +22,7 @@ import Testing
         let phone = "13800000021"
         let code: String = try await TestServer.run(dataDirectory: directory, configure: onClock) { api in
             #expect(try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": .string(phone)]).status == .ok)
-            let code = try await VerificationTests.lastCode(api, to: phone)
+            let code = try await Outbox.lastCode(api, to: phone)
             let records = try await api.find("_VerificationCode", headers: Headers.master).results
             let stored = try #require(records.first?["codeHash"]?.stringValue, "\(records)")
             #expect(stored != code && stored != Self.hex(SHA256.hash(data: Data(code.utf8))), "not the code nor its bare hash")

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hooks
 import JSON
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import FunctionHost
@@ -14,40 +15,20 @@ import Testing
     /// Runs a server with the test clock, hooks from Swift, JavaScript files, and settings.
     static func run(
         clock: TestClock = TestClock(), functions: FunctionRegistry = FunctionRegistry(), scripts: [String: String] = [:],
-        configure: @escaping (inout HostConfiguration) -> Void = { _ in }, _ body: @Sendable (API) async throws -> Void
+        transport: TestServer.Transport = .inProcess, configure: @escaping (inout HostConfiguration) -> Void = { _ in }, _ body: @Sendable (API) async throws -> Void
     ) async throws {
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         for (name, source) in scripts { try source.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8) }
         try await TestServer.run(
-            dataDirectory: directory, functions: functions, functionsDirectory: directory,
+            dataDirectory: directory, functions: functions, functionsDirectory: directory, transport: transport,
             configure: {
                 $0.clock = { clock.now }
                 configure(&$0)
             }, body)
     }
 
-    /// The messages sent to `to`, newest first, as the master key reads the outbox.
-    static func outbox(_ api: API, to: String) async throws -> [JSONValue] {
-        let reply = try await api.find(
-            "_Outbox", ["where": #"{"to":"\#(to)"}"#, "order": "-createdAt"], headers: Headers.master)
-        if reply.status == .notFound { return [] }
-        #expect(reply.status == .ok, "\(reply)")
-        return reply.results
-    }
-
-    /// The newest SMS code sent to a number.
-    static func lastCode(_ api: API, to phone: String) async throws -> String {
-        try #require(try await outbox(api, to: phone).first?["smsCode"]?.stringValue, "no code sent to \(phone)")
-    }
-
-    /// The path of the newest link emailed to an address.
-    static func lastLinkPath(_ api: API, to email: String) async throws -> String {
-        let link = try #require(try await outbox(api, to: email).first?["link"]?.stringValue, "no link sent to \(email)")
-        let url = try #require(URL(string: link))
-        return url.path
-    }
-
+    /// A user as the master key reads it.
     static func user(_ api: API, _ id: String) async throws -> JSONValue {
         try await api.fetch("_User", id, headers: Headers.master)
     }
@@ -64,9 +45,9 @@ import Testing
             let id = try #require(signup.objectId)
             #expect(try await Self.user(api, id)["mobilePhoneVerified"] == false)
             // Nothing is sent on signup unless the settings say so.
-            #expect(try await Self.outbox(api, to: "+8613800000001").isEmpty)
+            #expect(try await Outbox.messages(api, to: "+8613800000001").isEmpty)
             #expect(try await api.post("/1.1/requestMobilePhoneVerify", ["mobilePhoneNumber": "+8613800000001"]).status == .ok)
-            let code = try await Self.lastCode(api, to: "+8613800000001")
+            let code = try await Outbox.lastCode(api, to: "+8613800000001")
             #expect(code.count == 6 && code.allSatisfy(\.isNumber))
             let done = try await api.post("/1.1/verifyMobilePhone/\(code)", ["mobilePhoneNumber": "+8613800000001"])
             #expect(done.status == .ok && done.json == [:], "\(done)")
@@ -76,7 +57,7 @@ import Testing
             expectError(try await api.post("/1.1/verifyMobilePhone/\(code)", [:]), code: 603, status: .badRequest)
             // A verified number is sent nothing more.
             #expect(try await api.post("/1.1/requestMobilePhoneVerify", ["mobilePhoneNumber": "+8613800000001"]).status == .ok)
-            #expect(try await Self.outbox(api, to: "+8613800000001").count == 1)
+            #expect(try await Outbox.messages(api, to: "+8613800000001").count == 1)
             // Unknown, missing and malformed numbers.
             expectError(try await api.post("/1.1/requestMobilePhoneVerify", ["mobilePhoneNumber": "13999999999"]), code: 213)
             expectError(try await api.post("/1.1/requestMobilePhoneVerify", [:]), code: 212)
@@ -95,10 +76,10 @@ import Testing
                 status: .tooManyRequests)
             clock.advance(minutes: 11)
             // Ten minutes later the first code has expired.
-            let expired = try await Self.lastCode(api, to: "13800000002")
+            let expired = try await Outbox.lastCode(api, to: "13800000002")
             expectError(try await api.post("/1.1/verifyMobilePhone/\(expired)", ["mobilePhoneNumber": "13800000002"]), code: 603)
             #expect(try await api.post("/1.1/requestMobilePhoneVerify", ["mobilePhoneNumber": "13800000002"]).status == .ok)
-            let code = try await Self.lastCode(api, to: "13800000002")
+            let code = try await Outbox.lastCode(api, to: "13800000002")
             let wrong = code == "000000" ? "111111" : "000000"
             for _ in 0..<5 {
                 expectError(try await api.post("/1.1/verifyMobilePhone/\(wrong)", ["mobilePhoneNumber": "13800000002"]), code: 603)
@@ -123,7 +104,7 @@ import Testing
             let signup = try await api.post("/1.1/users", ["username": "cy", "password": "old", "mobilePhoneNumber": "13800000003"])
             let oldToken = try #require(signup["sessionToken"]?.stringValue)
             #expect(try await api.post("/1.1/requestLoginSmsCode", ["mobilePhoneNumber": "13800000003"]).status == .ok)
-            let code = try await Self.lastCode(api, to: "13800000003")
+            let code = try await Outbox.lastCode(api, to: "13800000003")
             expectError(try await api.post("/1.1/login", ["mobilePhoneNumber": "13800000003", "smsCode": "999999x"]), code: 603)
             let login = try await api.post("/1.1/login", ["mobilePhoneNumber": "13800000003", "smsCode": .string(code)])
             #expect(login.status == .ok && login["sessionToken"] == .string(oldToken), "\(login)")
@@ -134,7 +115,7 @@ import Testing
 
             clock.advance(minutes: 2)
             #expect(try await api.post("/1.1/requestPasswordResetBySmsCode", ["mobilePhoneNumber": "13800000003"]).status == .ok)
-            let reset = try await Self.lastCode(api, to: "13800000003")
+            let reset = try await Outbox.lastCode(api, to: "13800000003")
             expectError(
                 try await api.put("/1.1/resetPasswordBySmsCode/\(reset)", ["mobilePhoneNumber": "13800000003", "password": ""]),
                 code: 201)
@@ -145,7 +126,7 @@ import Testing
             let relogin = try await api.post("/1.1/login", ["username": "cy", "password": "new"])
             #expect(relogin.status == .ok && relogin["sessionToken"] != .string(oldToken), "\(relogin)")
             // The old session ended with the reset.
-            expectError(try await api.get("/1.1/users/me", headers: UserTests.session(oldToken)), code: 211)
+            expectError(try await api.get("/1.1/users/me", headers: Headers.session(oldToken)), code: 211)
         }
     }
 
@@ -161,7 +142,7 @@ import Testing
             // Seven failures: even the right code is refused now.
             clock.advance(minutes: 1.5)
             _ = try await api.post("/1.1/requestLoginSmsCode", ["mobilePhoneNumber": "13800000004"])
-            let code = try await Self.lastCode(api, to: "13800000004")
+            let code = try await Outbox.lastCode(api, to: "13800000004")
             expectError(
                 try await api.post("/1.1/login", ["mobilePhoneNumber": "13800000004", "smsCode": .string(code)]), code: 1,
                 status: .badRequest)
@@ -189,7 +170,7 @@ import Testing
             #expect(
                 try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "13800000005", "ttl": 5, "name": "Shop", "op": "pay"])
                     .status == .ok)
-            let message = try #require(try await Self.outbox(api, to: "13800000005").first)
+            let message = try #require(try await Outbox.messages(api, to: "13800000005").first)
             let text = try #require(message["text"]?.stringValue)
             #expect(text.contains("[Shop]") && text.contains("pay") && text.contains("5 minutes"), "\(text)")
             let code = try #require(message["smsCode"]?.stringValue)
@@ -201,13 +182,13 @@ import Testing
             clock.advance(minutes: 2)
             _ = try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "13800000006"])
             let first = try await api.post(
-                "/1.1/usersByMobilePhone", ["mobilePhoneNumber": "13800000006", "smsCode": .string(try await Self.lastCode(api, to: "13800000006"))])
+                "/1.1/usersByMobilePhone", ["mobilePhoneNumber": "13800000006", "smsCode": .string(try await Outbox.lastCode(api, to: "13800000006"))])
             #expect(first.status == .created && first["sessionToken"] != nil && first["mobilePhoneVerified"] == true, "\(first)")
             #expect(first["username"] == "13800000006")
             clock.advance(minutes: 2)
             _ = try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "13800000006"])
             let again = try await api.post(
-                "/1.1/usersByMobilePhone", ["mobilePhoneNumber": "13800000006", "smsCode": .string(try await Self.lastCode(api, to: "13800000006"))])
+                "/1.1/usersByMobilePhone", ["mobilePhoneNumber": "13800000006", "smsCode": .string(try await Outbox.lastCode(api, to: "13800000006"))])
             #expect(again.status == .ok && again.objectId == first.objectId, "\(again)")
             expectError(try await api.post("/1.1/usersByMobilePhone", ["mobilePhoneNumber": "13800000006", "smsCode": "000"]), code: 603)
         }
@@ -217,14 +198,14 @@ import Testing
         try await Self.run { api in
             let signup = try await api.post("/1.1/users", ["username": "el", "password": "pw", "mobilePhoneNumber": "13800000007"])
             _ = try await api.post("/1.1/users", ["username": "fi", "password": "pw", "mobilePhoneNumber": "13800000008"])
-            let session = UserTests.session(try #require(signup["sessionToken"]?.stringValue))
+            let session = Headers.session(try #require(signup["sessionToken"]?.stringValue))
             expectError(try await api.post("/1.1/requestChangePhoneNumber", ["mobilePhoneNumber": "13800000009"]), code: 206)
             expectError(
                 try await api.post("/1.1/requestChangePhoneNumber", headers: session, ["mobilePhoneNumber": "13800000008"]), code: 214)
             #expect(
                 try await api.post("/1.1/requestChangePhoneNumber", headers: session, ["mobilePhoneNumber": "13800000009"]).status
                     == .ok)
-            let code = try await Self.lastCode(api, to: "13800000009")
+            let code = try await Outbox.lastCode(api, to: "13800000009")
             let changed = try await api.post(
                 "/1.1/changePhoneNumber", headers: session, ["mobilePhoneNumber": "13800000009", "code": .string(code)])
             #expect(changed.status == .ok, "\(changed)")
@@ -248,7 +229,7 @@ import Testing
             expectError(try await api.post("/1.1/requestEmailVerify", ["email": "not-an-address"]), code: 125)
             expectError(try await api.post("/1.1/requestEmailVerify", [:]), code: 204)
             #expect(try await api.post("/1.1/requestEmailVerify", ["email": "gu@example.com"]).status == .ok)
-            let path = try await Self.lastLinkPath(api, to: "gu@example.com")
+            let path = try await Outbox.lastLinkPath(api, to: "gu@example.com")
             #expect(path.hasPrefix("/1.1/emailVerify/"))
             // The link is opened in a browser: no app keys.
             let page = try await api.get(path, headers: Headers.none)
@@ -260,12 +241,12 @@ import Testing
             #expect(try await api.get(path, headers: Headers.none).status == .badRequest)
 
             // Changing the address makes it unverified again.
-            let session = UserTests.session(try #require(signup["sessionToken"]?.stringValue))
+            let session = Headers.session(try #require(signup["sessionToken"]?.stringValue))
             #expect(try await api.put("/1.1/users/\(id)", headers: session, ["email": "gu2@example.com"]).status == .ok)
             #expect(try await Self.user(api, id)["emailVerified"] == false)
 
             #expect(try await api.post("/1.1/requestPasswordReset", ["email": "gu2@example.com"]).status == .ok)
-            let reset = try await Self.lastLinkPath(api, to: "gu2@example.com")
+            let reset = try await Outbox.lastLinkPath(api, to: "gu2@example.com")
             #expect(reset.hasPrefix("/1.1/resetPassword/"))
             let form = try await api.get(reset, headers: Headers.none)
             #expect(form.status == .ok && form.text.contains("<form"), "\(form)")
@@ -288,9 +269,9 @@ import Testing
         }) { api in
             _ = try await api.post(
                 "/1.1/users", ["username": "ha", "password": "pw", "email": "ha@example.com", "mobilePhoneNumber": "13800000010"])
-            let link = try #require(try await Self.outbox(api, to: "ha@example.com").first?["link"]?.stringValue)
+            let link = try #require(try await Outbox.messages(api, to: "ha@example.com").first?["link"]?.stringValue)
             #expect(link.hasPrefix("https://api.example.com/1.1/emailVerify/"), "\(link)")
-            #expect(try await Self.outbox(api, to: "13800000010").first?["purpose"] == "verifyPhone")
+            #expect(try await Outbox.messages(api, to: "13800000010").first?["purpose"] == "verifyPhone")
         }
     }
 
@@ -303,7 +284,7 @@ import Testing
             let codes = try await api.find("_VerificationCode", headers: Headers.master).results
             #expect(codes.count == 1)
             // Only an HMAC of the code is kept (VerificationCodeSecretTests).
-            let code = try await Self.lastCode(api, to: "13800000011")
+            let code = try await Outbox.lastCode(api, to: "13800000011")
             #expect(codes.first?["codeHash"]?.stringValue?.contains(code) == false)
             #expect(!codes.description.contains("\"\(code)\""))
         }
@@ -320,7 +301,7 @@ import Testing
                 #expect(message["to"] == "13800000012" && message["channel"] == "sms" && message["smsCode"]?.stringValue?.count == 6)
                 #expect(receiver.hookKeys == ["hook"])
                 // Nothing in the outbox: the webhook is the sender.
-                #expect(try await Self.outbox(api, to: "13800000012").isEmpty)
+                #expect(try await Outbox.messages(api, to: "13800000012").isEmpty)
                 // A receiver that fails fails the request with 602.
                 let failed = try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "13800000013", "op": "fail"])
                 #expect(failed.status == .badGateway && failed["code"] == 602, "\(failed)")

@@ -112,8 +112,11 @@ actor Deployer {
     /// variables. (Changes made here are installed as they are made, so they never differ.)
     func sync() async throws {
         for name in EnvironmentName.allCases {
-            let state = try await store.environment(name)
+            // What runs is read before the database: a deploy here while the read is under way
+            // (the actor is re-entered at the await) may have stored and installed a newer
+            // version, and the read may still give the older one, which must not be installed.
             let live = environments.current(name)
+            let state = try await store.environment(name)
             guard state.version != live.version || state.variables != live.variables else { continue }
             let version = try await storedVersion(state.version)
             let next = try await environments.prepare(version, for: name, variables: state.variables, strict: false)

@@ -6,7 +6,7 @@ import Testing
 
 /// A fresh SQLite file under the temporary directory, removed (with its WAL and SHM files) when
 /// the value is released. Each suite instance (one per test) owns its own.
-final class TestDatabase: Sendable {
+final class SQLiteTestDatabase: Sendable {
     let path: String
     let storage: SQLiteStorage
     let service: DataService
@@ -50,24 +50,9 @@ func sets(_ fields: [String: JSONValue]) -> ObjectChanges {
     ObjectChanges(fields: fields.mapValues { FieldChange.set($0) })
 }
 
-/// Parses JSON text that the test itself wrote and knows to be valid.
-func json(_ text: String) throws -> JSONValue {
-    try JSONValue(parsing: text)
-}
-
 /// A `where` condition from its JSON text.
 func predicate(_ text: String) throws -> QueryPredicate {
     try QueryPredicate(where: JSONValue(parsing: text))
-}
-
-/// A Date value as clients send it.
-func date(_ iso: String) -> JSONValue {
-    ["__type": "Date", "iso": .string(iso)]
-}
-
-/// A Pointer value as clients send it.
-func pointer(_ className: String, _ objectId: String) -> JSONValue {
-    ["__type": "Pointer", "className": .string(className), "objectId": .string(objectId)]
 }
 
 /// Expects `body` to throw a `DataAPIError` with the LeanCloud `code`.

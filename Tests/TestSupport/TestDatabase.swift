@@ -1,26 +1,26 @@
-import DataAPI
-import Foundation
+package import DataAPI
+package import Foundation
 import JSON
 
 /// Which engine the end-to-end tests run on: SQLite under each test's data directory, or, when
 /// `FUNCTIONHOST_TEST_DATABASE_URL` names a PostgreSQL server (`make test` starts one for its
 /// second pass), a schema of that database per data directory.
-enum TestDatabase {
+package enum TestDatabase {
     /// The PostgreSQL server the tests use; nil runs them on SQLite.
-    static let server: PostgresLocation? = ProcessInfo.processInfo.environment["FUNCTIONHOST_TEST_DATABASE_URL"]
+    package static let server: PostgresLocation? = ProcessInfo.processInfo.environment["FUNCTIONHOST_TEST_DATABASE_URL"]
         .flatMap { $0.isEmpty ? nil : PostgresLocation(url: $0) }
 
     /// Whether the tests run on PostgreSQL.
-    static var isPostgres: Bool { server != nil }
+    package static var isPostgres: Bool { server != nil }
 
     /// The database of a data directory: the same directory always gets the same schema, so a
     /// test that restarts its server on its directory finds its data again.
-    static func location(for dataDirectory: String) -> PostgresLocation? {
+    package static func location(for dataDirectory: String) -> PostgresLocation? {
         server?.inSchema(schema(for: dataDirectory))
     }
 
     /// A schema name derived from a path (FNV-1a, 64 bits, in hex).
-    static func schema(for path: String) -> String {
+    package static func schema(for path: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in path.utf8 {
             hash ^= UInt64(byte)
@@ -31,7 +31,7 @@ enum TestDatabase {
 
     /// What the database of a data directory holds, as bytes to search: the SQLite file and its
     /// write-ahead log, or the stored documents of `classes` in PostgreSQL.
-    static func storedBytes(dataDirectory: String, classes: [String]) async throws -> Data {
+    package static func storedBytes(dataDirectory: String, classes: [String]) async throws -> Data {
         guard let location = location(for: dataDirectory) else {
             var bytes = Data()
             for suffix in ["", "-wal"] {

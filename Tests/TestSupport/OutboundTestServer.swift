@@ -8,25 +8,25 @@ import Synchronization
 
 /// A plain HTTP server on 127.0.0.1, run for one outbound-HTTP test, with routes that echo,
 /// answer large bodies, redirect, and hang until the test lets them go.
-struct OutboundTestServer: Sendable {
+package struct OutboundTestServer: Sendable {
     /// The port it listens on.
-    let port: Int
+    package let port: Int
     /// Every request path it received, in order.
-    let log: RequestLog
+    package let log: RequestLog
     /// What `/slow` and `/slow-body` wait for; opened when the test ends.
-    let gate: Gate
+    package let gate: Gate
     /// Opened when a request reaches `/slow`: the caller is then waiting on this server.
-    let arrived: Gate
+    package let arrived: Gate
 
     /// `http://127.0.0.1:<port><path>`.
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    package func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// The paths received so far.
-    var requests: [String] { log.paths }
+    package var requests: [String] { log.paths }
 
     /// Starts a server, runs `body` against it, opens the gate (so hanging handlers return and
     /// the server can drain), and stops it.
-    static func run<Value: Sendable>(_ body: @Sendable (OutboundTestServer) async throws -> Value) async throws -> Value {
+    package static func run<Value: Sendable>(_ body: @Sendable (OutboundTestServer) async throws -> Value) async throws -> Value {
         let log = RequestLog()
         let gate = Gate()
         let arrived = Gate()
@@ -118,9 +118,9 @@ struct OutboundTestServer: Sendable {
 /// Records every request's path before routing.
 private struct Recorder: RouterMiddleware {
     /// Where paths go.
-    let log: RequestLog
+    package let log: RequestLog
 
-    func handle(
+    package func handle(
         _ request: Request, context: BasicRequestContext, next: (Request, BasicRequestContext) async throws -> Response
     ) async throws -> Response {
         log.record(request.uri.path)
@@ -129,22 +129,22 @@ private struct Recorder: RouterMiddleware {
 }
 
 /// The paths a server received, shared between its handlers and the test.
-final class RequestLog: Sendable {
+package final class RequestLog: Sendable {
     private let storage = Mutex<[String]>([])
 
     /// Adds a path.
-    func record(_ path: String) { storage.withLock { $0.append(path) } }
+    package func record(_ path: String) { storage.withLock { $0.append(path) } }
 
     /// The paths so far.
-    var paths: [String] { storage.withLock { $0 } }
+    package var paths: [String] { storage.withLock { $0 } }
 }
 
 /// A one-way gate: `wait()` suspends until `open()`, and returns at once afterwards.
-final class Gate: Sendable {
+package final class Gate: Sendable {
     private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
 
     /// Suspends until the gate is open.
-    func wait() async {
+    package func wait() async {
         await withCheckedContinuation { continuation in
             let isOpen = state.withLock { state in
                 if !state.isOpen { state.waiters.append(continuation) }
@@ -155,7 +155,7 @@ final class Gate: Sendable {
     }
 
     /// Opens the gate, releasing every waiter.
-    func open() {
+    package func open() {
         let waiters = state.withLock { state in
             state.isOpen = true
             defer { state.waiters = [] }

@@ -1,45 +1,47 @@
-import DataAPI
+package import DataAPI
 import Foundation
+import FunctionHost
 import Testing
-
-@testable import FunctionHost
 
 /// A LeanCloud console export, written as the console writes one: a `.tar.gz` of
 /// `<Class>.0.jsonl` files with the `#filetype:JSON-streaming` header, `_Join:` files of relation
 /// members, a schema file, and a folder of file bytes named by key. It exercises every type, the
 /// published password vector (and hashes made with 511 and 513 re-hashes), relations, files and
 /// lines that can't be imported.
-struct ImportFixture {
+package struct ImportFixture {
     /// Where the export and the bytes folder are.
-    let root: String
+    package let root: String
 
-    var archive: String { root + "/export.tar.gz" }
-    var folder: String { root + "/export" }
-    var bytes: String { root + "/bytes" }
+    /// The fixture whose files are under `root`.
+    package init(root: String) { self.root = root }
 
-    static let tom = "5f3de9c27a53400006b1385e"
-    static let jerry = "5f3de9c27a53400006b13999"
-    static let post = "5f3dea7b7a53400006b13886"
-    static let file = "5f3dea0a7a53400006b13870"
-    static let role = "55a48351e4b05001a774a89f"
-    static let childRole = "55a48351e4b05001a774a8a0"
-    static let fileKey = "dPe0f4WpX5Hp9kS6ydiwtgOPFbMB1qJUmfNH8lq3.jpg"
-    static let fileBytes = "not really a jpeg, but these are its bytes"
-    static let sessionToken = "qmdj8pdidnmyzp0c7yqil91oc"
-    static let salt = "h60d8x797d3oa0naxybxxv9bn7xpt2yiowz68mpiwou7gwr2"
+    package var archive: String { root + "/export.tar.gz" }
+    package var folder: String { root + "/export" }
+    package var bytes: String { root + "/bytes" }
+
+    package static let tom = "5f3de9c27a53400006b1385e"
+    package static let jerry = "5f3de9c27a53400006b13999"
+    package static let post = "5f3dea7b7a53400006b13886"
+    package static let file = "5f3dea0a7a53400006b13870"
+    package static let role = "55a48351e4b05001a774a89f"
+    package static let childRole = "55a48351e4b05001a774a8a0"
+    package static let fileKey = "dPe0f4WpX5Hp9kS6ydiwtgOPFbMB1qJUmfNH8lq3.jpg"
+    package static let fileBytes = "not really a jpeg, but these are its bytes"
+    package static let sessionToken = "qmdj8pdidnmyzp0c7yqil91oc"
+    package static let salt = "h60d8x797d3oa0naxybxxv9bn7xpt2yiowz68mpiwou7gwr2"
     /// SHA-512(salt + "password"), re-hashed 512 times: LeanCloud's published vector.
-    static let hash512 = "tA7BLW+NK0UeARng0693gCaVnljkglCB9snqlpCSUKjx2RgYp8VZZOQt0S5iUtlDrkJXfT3gknS4rRqjYsd/Ug=="
+    package static let hash512 = "tA7BLW+NK0UeARng0693gCaVnljkglCB9snqlpCSUKjx2RgYp8VZZOQt0S5iUtlDrkJXfT3gknS4rRqjYsd/Ug=="
     /// The same with 511 and 513 re-hashes (computed apart, with Python's hashlib).
-    static let hash511 = "wH0415cVcY/itXHy7CrPqNVRbaKFgYktdqbqDKgeuU6wQH1l4603FRUAAWV8BIHsrYzjdcDYz/0zJ+C/a57KIQ=="
-    static let hash513 = "XQD8WcI7jlepfMdjLMpDtM41zuU8x++Xl08aj3WwO1wOWg2wwxhqe3ZXELBZx4Pm2uBxrVlf3xC4WHwn+l8ksw=="
+    package static let hash511 = "wH0415cVcY/itXHy7CrPqNVRbaKFgYktdqbqDKgeuU6wQH1l4603FRUAAWV8BIHsrYzjdcDYz/0zJ+C/a57KIQ=="
+    package static let hash513 = "XQD8WcI7jlepfMdjLMpDtM41zuU8x++Xl08aj3WwO1wOWg2wwxhqe3ZXELBZx4Pm2uBxrVlf3xC4WHwn+l8ksw=="
 
     /// The Post line, every type in it.
-    static let postLine = #"""
+    package static let postLine = #"""
         {"objectId":"5f3dea7b7a53400006b13886","createdAt":"2020-08-20T03:10:19.512Z","updatedAt":"2021-01-04T09:00:00.000Z","ACL":{"*":{"read":true},"5f3de9c27a53400006b1385e":{"write":true}},"title":"hello","likes":3,"ratio":0.25,"draft":false,"tags":["a","b"],"meta":{"depth":{"n":1},"list":[1,"two",null]},"publishedAt":{"__type":"Date","iso":"2020-08-21T00:00:00.000Z"},"raw":{"__type":"Bytes","base64":"aGVsbG8="},"author":{"__type":"Pointer","className":"_User","objectId":"5f3de9c27a53400006b1385e"},"cover":{"__type":"File","id":"5f3dea0a7a53400006b13870"},"thumb":{"__type":"File","objectId":"5f3dea0a7a53400006b13870","name":"cover.jpg","url":"https://lc-abcdefgh.cn-n1.lcfile.com/dPe0f4WpX5Hp9kS6ydiwtgOPFbMB1qJUmfNH8lq3.jpg"},"location":{"__type":"GeoPoint","latitude":39.9,"longitude":116.4},"fans":{"__type":"Relation","className":"_User"}}
         """#
 
     /// Writes the export into a new temporary folder.
-    static func make() throws -> ImportFixture {
+    package static func make() throws -> ImportFixture {
         let fixture = ImportFixture(root: try TestServer.makeDataDirectory() + "-export")
         func user(_ id: String, _ name: String, hash: String?, extra: String = "") -> String {
             let secret = hash.map { #","salt":"\#(salt)","password":"\#($0)""# } ?? ""
@@ -101,17 +103,17 @@ struct ImportFixture {
         return fixture
     }
 
-    static func write(_ text: String, to path: String) throws {
+    package static func write(_ text: String, to path: String) throws {
         try FileManager.default.createDirectory(
             atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try text.write(toFile: path, atomically: true, encoding: .utf8)
     }
 
-    func remove() { try? FileManager.default.removeItem(atPath: root) }
+    package func remove() { try? FileManager.default.removeItem(atPath: root) }
 
     /// Imports `path` into the database of `dataDirectory` (SQLite, or the test's PostgreSQL
     /// schema), copying file bytes from the fixture's folder.
-    func importInto(_ dataDirectory: String, path: String? = nil) async throws -> ImportSummary {
+    package func importInto(_ dataDirectory: String, path: String? = nil) async throws -> ImportSummary {
         try await FunctionHostServer.withStorage(
             dataDirectory: dataDirectory, database: TestDatabase.location(for: dataDirectory),
             logger: .init(label: "import")
@@ -127,7 +129,7 @@ struct ImportFixture {
     }
 
     /// Every stored object of the fixture's classes, in id order: what "the same database" means.
-    static func snapshot(_ dataDirectory: String) async throws -> [String: [StoredObject]] {
+    package static func snapshot(_ dataDirectory: String) async throws -> [String: [StoredObject]] {
         try await FunctionHostServer.withStorage(
             dataDirectory: dataDirectory, database: TestDatabase.location(for: dataDirectory),
             logger: .init(label: "import")

@@ -2,31 +2,31 @@ import DataAPI
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import JSON
-import Synchronization
+package import JSON
+package import Synchronization
 
 /// A loopback server standing in for an operator's message service: it keeps every JSON body
 /// POSTed to it, and answers 500 to a message whose text asks to fail.
-struct WebhookReceiver: Sendable {
+package struct WebhookReceiver: Sendable {
     /// The port it listens on.
-    let port: Int
+    package let port: Int
     private let received: Received
 
-    final class Received: Sendable {
-        let messages = Mutex<[JSONValue]>([])
-        let hookKeys = Mutex<[String]>([])
+    package final class Received: Sendable {
+        package let messages = Mutex<[JSONValue]>([])
+        package let hookKeys = Mutex<[String]>([])
     }
 
     /// `http://127.0.0.1:<port><path>`.
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    package func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// The messages accepted so far.
-    var messages: [JSONValue] { received.messages.withLock { $0 } }
+    package var messages: [JSONValue] { received.messages.withLock { $0 } }
     /// The `X-LC-Hook-Key` of each accepted message.
-    var hookKeys: [String] { received.hookKeys.withLock { $0 } }
+    package var hookKeys: [String] { received.hookKeys.withLock { $0 } }
 
     /// Starts a receiver, runs `body` against it, stops it.
-    static func run<Value: Sendable>(_ body: @Sendable (WebhookReceiver) async throws -> Value) async throws -> Value {
+    package static func run<Value: Sendable>(_ body: @Sendable (WebhookReceiver) async throws -> Value) async throws -> Value {
         let received = Received()
         let router = Router()
         router.post("messages") { request, _ -> Response in
