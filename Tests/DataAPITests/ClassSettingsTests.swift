@@ -53,7 +53,7 @@ struct ClassSettingsTests {
             ["permissions": ["find": ["users": [1]]]], ["schema": ["a": ["hidden": "yes"]]], ["schema": ["a": 1]],
         ] {
             #expect(throws: DataAPIError.self) { _ = try base.merging(bad) }
-            do { _ = try base.merging(bad) } catch let error as DataAPIError { #expect(error.code == .malformedJSON) }
+            do { _ = try base.merging(bad) } catch { #expect(error.code == .malformedJSON) }
         }
         #expect(throws: DataAPIError(.invalidKeyName, "Invalid field name 'a.b'.")) {
             _ = try base.merging(["schema": ["a.b": ["hidden": true]]])

@@ -37,7 +37,8 @@ struct PermissionWorld: Sendable {
         var sessions: [String: HTTPFields] = [:]
         for name in ["ada", "bob", "carol", "dan"] {
             let reply = try await api.post("/1.1/users", ["username": .string(name), "password": "pw"])
-            ids[name] = try #require(reply.objectId, "signup \(name): \(reply)")
+            let id = try #require(reply.objectId, "signup \(name): \(reply)")
+            ids[name] = id
             sessions[name] = Headers.session(try #require(reply["sessionToken"]?.stringValue, "\(reply)"))
         }
         let staff = try await api.create(
