@@ -67,6 +67,12 @@ public struct Caller: Sendable, Hashable {
         Caller(isMaster: useMasterKey, environment: environment, user: useMasterKey ? nil : user, hookDepth: hookDepth)
     }
 
+    /// The app with no user and no master key, in this caller's environment and depth: what a
+    /// plain client would see (a user's own view is built from it).
+    public var asAnonymousClient: Caller {
+        Caller(isMaster: false, environment: environment, hookDepth: hookDepth)
+    }
+
     /// The server itself acting in this request's environment and depth: master rights, its
     /// hooks run (a signup the server makes runs `_User`'s), no user unless one is given (the
     /// user a login or verification concerns, as LeanEngine's `request.currentUser`).

@@ -1,5 +1,5 @@
 import Crypto
-public import Foundation
+package import Foundation
 import JSON
 
 /// LeanCloud's token upload: `POST /fileTokens` promises an id, a key and an upload URL; the

@@ -1,5 +1,5 @@
 import Crypto
-public import Foundation
+package import Foundation
 import Synchronization
 
 /// File content in a directory: each file is written to a temporary name, flushed to disk, and

@@ -1,5 +1,5 @@
 import Crypto
-public import JSON
+package import JSON
 
 /// Turns one object of a LeanCloud export (REST encoding, one JSON object per line) into the
 /// object storage keeps: its own id and dates, a checked ACL, and every value in stored form.

@@ -1,4 +1,4 @@
-public import JSON
+package import JSON
 
 extension ExportImporter {
     /// The keys of LeanCloud's field descriptors that are access settings here; the others

@@ -1,5 +1,5 @@
 import Foundation
-public import JSON
+package import JSON
 
 /// Imports a LeanCloud export into a storage engine: a console export archive (`.tar.gz`), a
 /// directory of its files, or one JSON Lines file.

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import JSON
 
 /// LeanCloud's captcha: `requestCaptcha` gives a token and an image URL; `verifyCaptcha` with the

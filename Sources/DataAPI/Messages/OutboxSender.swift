@@ -1,5 +1,5 @@
 import JSON
-public import Logging
+package import Logging
 
 /// The sender used when no provider is configured: each message goes to the outbox, class
 /// `_Outbox`, which only the master key reads (`GET /1.1/classes/_Outbox?where={"to":"..."}`),

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import JSON
 
 /// How many messages (SMS codes, email links) may go out, per channel: from one client address

@@ -1,4 +1,4 @@
-public import JSON
+package import JSON
 
 extension FieldChange {
     /// The field's value after this change, given its current value; nil means the field is removed.

@@ -1,4 +1,4 @@
-public import JSON
+package import JSON
 
 /// What a write does to one field: store a value, or apply an atomic operation.
 package enum FieldChange: Sendable, Hashable {

@@ -1,4 +1,4 @@
-public import JSON
+package import JSON
 
 /// The engine-independent part of a write: apply the changes, check each field's type against the
 /// class schema, and collect what the engine must record besides the document.

@@ -1,5 +1,5 @@
 import JSON
-public import Logging
+package import Logging
 internal import NIOSSL
 internal import PostgresNIO
 import Synchronization

@@ -1,5 +1,5 @@
 import Foundation
-public import JSON
+package import JSON
 
 /// Cloud Query Language: `select * from Post where likes > ? and title like 'a%' order by
 /// createdAt desc limit 10`, translated into an `ObjectQuery`.

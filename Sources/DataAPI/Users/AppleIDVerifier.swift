@@ -1,6 +1,6 @@
 import _CryptoExtras
-public import Foundation
-public import JSON
+package import Foundation
+package import JSON
 
 /// Sign in with Apple, checked on this host alone. LeanCloud's SDKs send it as
 /// `authData.lc_apple`: `{"uid": <Apple's user identifier>, "identity_token": <JWT>, "code": ...}`.

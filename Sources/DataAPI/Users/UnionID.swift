@@ -1,4 +1,4 @@
-public import JSON
+package import JSON
 
 /// The UnionID an `authData` entry may carry (LeanCloud's UnionID login): one id a platform
 /// (WeChat, QQ, Weibo) gives a person across all of a developer's apps, each app being its

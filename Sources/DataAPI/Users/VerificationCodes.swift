@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import JSON
 
 /// One-time codes sent to a phone number or an email address: SMS codes of six digits, and

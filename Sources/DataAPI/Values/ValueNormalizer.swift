@@ -1,4 +1,4 @@
-public import JSON
+package import JSON
 
 /// Checks a value a client wants to store and rewrites it into its stored form.
 ///

@@ -1,6 +1,6 @@
-public import DataAPI
+package import DataAPI
 import Foundation
-public import Logging
+package import Logging
 import ServiceLifecycle
 
 /// The storage engines a configuration names, opened: SQLite under the data directory, or a

@@ -10,23 +10,27 @@ public enum Dialect: String, Sendable {
     /// MaxLeap: `X-ML-*` headers, or a `/2.0/` path without LAS headers.
     case maxLeap
 
-    /// The version prefixes only the dialects use.
-    static let prefixes: [String: Dialect] = ["2.0": .maxLeap, "3.0": .las]
-    /// LeanCloud's prefixes, which a request in a dialect's headers may still use.
-    static let leanCloudPrefixes: Set<String> = ["1.1", "1"]
-
     /// The dialect of a request and the path after its version prefix (`classes/Post`), or nil for
     /// a LeanCloud request. Headers name the dialect where they say one (`X-ML-` first, as
     /// MaxLeap's own server reads them); otherwise the prefix does. Only API paths can be in a
     /// dialect: file downloads, email pages and the engine's ping stay as they are.
+    ///
+    /// Every request passes here: the prefix is compared in place (no copy), and the headers are
+    /// read only for an API path, in one pass.
     static func of(path: String, headers: HTTPFields) -> (dialect: Dialect, route: Substring)? {
         let trimmed = path.drop { $0 == "/" }
         guard let slash = trimmed.firstIndex(of: "/") else { return nil }
-        let version = String(trimmed[..<slash])
         let route = trimmed[trimmed.index(after: slash)...]
+        // The version prefixes only the dialects use; LeanCloud's may still carry a dialect's headers.
+        let byPrefix: Dialect?
+        switch trimmed[..<slash] {
+        case "2.0": byPrefix = .maxLeap
+        case "3.0": byPrefix = .las
+        case "1.1", "1": byPrefix = nil
+        default: return nil
+        }
         let byHeaders = DialectHeaders.family(of: headers)?.dialect
-        if let byPrefix = prefixes[version] { return (byHeaders ?? byPrefix, route) }
-        if leanCloudPrefixes.contains(version), let byHeaders { return (byHeaders, route) }
-        return nil
+        guard let dialect = byHeaders ?? byPrefix else { return nil }
+        return (dialect, route)
     }
 }

@@ -32,13 +32,7 @@ struct ScriptHost: SandboxHost {
         case _ where operation.hasPrefix("data."):
             // The call's caller carries the request's environment, and with it its database.
             let caller = try await callerOfCall(arguments)
-            do {
-                return try await ScriptDataOperations(service: service).perform(operation, arguments: arguments, caller: caller)
-            } catch let error as HostCallError {
-                throw error
-            } catch {
-                throw HostCallError(code: 1, message: String(describing: error))
-            }
+            return try await ScriptDataOperations(service: service).perform(operation, arguments: arguments, caller: caller)
         case "cloud.run":
             return try await runFunction(arguments)
         case "cloud.user":
