@@ -63,6 +63,9 @@ public struct DataAPIError: Error, Sendable, Hashable, CustomStringConvertible {
         /// 511: the database can't be reached just now (LeanCloud's "API temporarily
         /// unavailable"); the request may be retried.
         public static let temporarilyUnavailable = Code(rawValue: 511)
+        /// 124: the request took too long on the server (LeanCloud's "Request timeout"): a
+        /// statement past its `StatementBudget`.
+        public static let requestTimeout = Code(rawValue: 124)
         /// 305: a conditional update or delete matched nothing.
         public static let conditionNotMatched = Code(rawValue: 305)
 

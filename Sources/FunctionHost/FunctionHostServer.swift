@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import Hooks
 public import Hummingbird
+import HummingbirdCore
 public import Logging
 import ServiceLifecycle
 
@@ -46,9 +47,21 @@ public enum FunctionHostServer {
         }
         return Application(
             router: router,
+            server: clientServer(configuration.connectionLimits, proxies: configuration.trustedProxies),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FunctionHost"),
             services: lifetimes,
             logger: logger)
+    }
+
+    /// HTTP/1 for clients, with the connection limits: each connection guarded (a cap per
+    /// address, the first headers' deadline) and closed once idle.
+    private static func clientServer(_ limits: ConnectionLimits, proxies: TrustedProxies) -> HTTPServerBuilder {
+        let counts = ConnectionCounts(limit: limits.perAddress)
+        let headerTimeout = limits.headerTimeout
+        return .http1(
+            configuration: .init(
+                additionalChannelHandlers: [ConnectionGuard(counts: counts, headerTimeout: headerTimeout, proxies: proxies)],
+                idleTimeout: .init(limits.idleTimeout)))
     }
 
     /// The services routes use, over opened databases: the hooked data service, the deployer
@@ -191,8 +204,8 @@ public enum FunctionHostServer {
         for prefix in ["1", "1.1"] {
             let group = router.group(RouterPath(prefix))
             ObjectRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
-            BatchRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
-            BatchSaveRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
+            BatchRoutes(endpoint: endpoint, limiter: limiter).register(on: group, prefix: prefix)
+            BatchSaveRoutes(endpoint: endpoint, limiter: limiter).register(on: group, prefix: prefix)
             UserRoutes(endpoint: endpoint, accounts: accounts).register(on: group, prefix: prefix)
             VerificationRoutes(
                 verification: verification, accounts: accounts, gate: services.gate, publicURL: configuration.publicURL

@@ -67,6 +67,9 @@ final class PostgresIndexer: Sendable {
         if due.isEmpty { return }
         let outcome = try await storage.transaction { connection -> (present: Set<String>, full: Bool) in
             try await connection.run(SQL("SELECT pg_advisory_xact_lock(727463, hashtext(?))", [table]))
+            // Building an index over a large class takes longer than any query may: the budget
+            // guards requests, and this runs once per index.
+            try await connection.run(SQL("SET LOCAL statement_timeout = 0"))
             let names = try await connection.rows(
                 SQL("SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = ?", [table]))
             var present = Set(names.map { $0[0] }.filter { ClassIndex.isAutomatic($0, table: table) })

@@ -118,6 +118,9 @@ extension PostgresStorage {
                 return DataAPIError(.invalidQuery, "PostgreSQL does not support this regular expression.")
             case "54001":
                 return DataAPIError(.invalidQuery, "The query is too complex.")
+            case "57014":
+                // `statement_timeout`: the only cancellation the engine asks for.
+                return StatementBudget.exceeded
             default:
                 break
             }

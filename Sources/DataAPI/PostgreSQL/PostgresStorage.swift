@@ -30,16 +30,23 @@ package final class PostgresStorage: StorageEngine {
 
     /// Connects to the database at `location`, creating the schema and tables that are missing.
     ///
+    /// - Parameter budget: how long each statement may run before the server cancels it (124).
     /// - Throws: 511 when the database can't be reached.
-    public init(location: PostgresLocation, logger: Logger = Logger(label: "functionhost.postgres")) async throws {
+    public init(
+        location: PostgresLocation, budget: StatementBudget = StatementBudget(),
+        logger: Logger = Logger(label: "functionhost.postgres")
+    ) async throws {
         var configuration = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.username, password: location.password,
             database: location.database, tls: try Self.tls(location.tls))
         configuration.options.maximumConnections = location.poolSize
         configuration.options.connectTimeout = .seconds(5)
+        // Every statement of every pooled connection runs under the budget: the server cancels
+        // one past it (SQLSTATE 57014), whoever sent it.
+        configuration.options.additionalStartupParameters = [("statement_timeout", String(budget.milliseconds))]
         if let schema = location.schema {
             // Unqualified names then resolve in the schema: every statement below stays the same.
-            configuration.options.additionalStartupParameters = [("search_path", schema)]
+            configuration.options.additionalStartupParameters.append(("search_path", schema))
         }
         try await Self.probe(location, logger: logger)
         // The pool warns when a lease precedes `run()` (ours may, by a few microseconds: the task

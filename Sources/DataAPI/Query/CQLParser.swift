@@ -33,7 +33,10 @@ package struct CQLParser {
     /// Parses a statement with its `?` values (`pvalues`).
     public static func parse(_ text: String, parameters: [JSONValue] = []) throws(DataAPIError) -> Statement {
         var parser = CQLParser(tokens: try CQLTokenizer.tokens(text), parameters: parameters)
-        return try parser.statement()
+        let statement = try parser.statement()
+        // The same bound on a condition's size as a `where` has.
+        try statement.query.predicate?.checkSize()
+        return statement
     }
 
     private init(tokens: [CQLToken], parameters: [JSONValue]) {
@@ -164,6 +167,9 @@ package struct CQLParser {
             if !accept(symbol: ")") {
                 repeat { values.append(try value()) } while accept(symbol: ",")
                 try expect(symbol: ")")
+            }
+            guard values.count <= QueryPredicate.maxListValues else {
+                throw DataAPIError(.invalidQuery, "in (...) takes at most \(QueryPredicate.maxListValues) values.")
             }
             return .oneOf(key: key, values, negated: negated)
         }

@@ -14,8 +14,16 @@ extension QueryPredicate {
 
     /// Parses a `where` object such as `{"score": {"$gte": 10}, "$or": [...]}`.
     ///
-    /// - Throws: error 102 for an unknown operator, a malformed operand or an invalid key.
+    /// - Throws: error 102 for an unknown operator, a malformed operand or an invalid key, or a
+    ///   condition past `maxSize` in all.
     public init(where condition: JSONValue) throws(DataAPIError) {
+        try self.init(clause: condition)
+        // Once, over the whole tree: its clauses and subqueries are parsed by `init(clause:)`.
+        try checkSize()
+    }
+
+    /// Parses one `where` object or clause of one, unchecked for its total size.
+    private init(clause condition: JSONValue) throws(DataAPIError) {
         guard case .object(let members) = condition else {
             throw DataAPIError(.invalidQuery, "Invalid where: expected a JSON object.")
         }
@@ -27,7 +35,7 @@ extension QueryPredicate {
                 guard case .array(let clauses) = value else {
                     throw DataAPIError(.invalidQuery, "\(key) takes an array of conditions.")
                 }
-                let parsed = try clauses.map { (clause) throws(DataAPIError) in try QueryPredicate(where: clause) }
+                let parsed = try clauses.map { (clause) throws(DataAPIError) in try QueryPredicate(clause: clause) }
                 parts.append(key == "$and" ? .and(parsed) : .or(parsed))
             case "$relatedTo":
                 guard case .string(let field)? = value["key"], let object = value["object"],
@@ -57,8 +65,8 @@ extension QueryPredicate {
             case "$eq", "$ne", "$lt", "$lte", "$gt", "$gte":
                 parts.append(.compare(key: key, ComparisonOperator(rawValue: op)!, try operand(operandValue, key: key)))
             case "$in", "$nin", "$all":
-                guard case .array(let list) = operandValue, list.count <= 10_000 else {
-                    throw DataAPIError(.invalidQuery, "\(op) of \(key) takes an array of at most 10000 values.")
+                guard case .array(let list) = operandValue, list.count <= maxListValues else {
+                    throw DataAPIError(.invalidQuery, "\(op) of \(key) takes an array of at most \(maxListValues) values.")
                 }
                 let values = try list.map { (element) throws(DataAPIError) in try operand(element, key: key) }
                 parts.append(op == "$all" ? .containsAll(key: key, values) : .oneOf(key: key, values, negated: op == "$nin"))
@@ -125,7 +133,7 @@ extension QueryPredicate {
         guard case .string(let className)? = value["className"], Names.isValidClassName(className) else {
             throw DataAPIError(.invalidQuery, "\(op) needs a className.")
         }
-        let predicate = try value["where"].map { (condition) throws(DataAPIError) in try QueryPredicate(where: condition) }
+        let predicate = try value["where"].map { (condition) throws(DataAPIError) in try QueryPredicate(clause: condition) }
         return Subquery(className: className, predicate: predicate)
     }
 

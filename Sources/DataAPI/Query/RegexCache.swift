@@ -29,13 +29,10 @@ final class RegexCache: Sendable {
     /// for ever on some texts; legitimate ones take microseconds on the 128 KB an object holds.
     static let matchBudget: Duration = .milliseconds(50)
 
-    /// When the regular expressions of the current query must be done (set by the engine around
-    /// a query's statement): a pattern that is merely slow on every row can't hold a reader for
-    /// minutes either.
+    /// When the regular expressions of the current query must be done: the deadline of its
+    /// statement (`StatementBudget`, set by the engine around it), so a pattern that is merely
+    /// slow on every row can't hold a reader past it either.
     @TaskLocal static var queryDeadline: ContinuousClock.Instant?
-
-    /// How long the regular expressions of one query may take in all.
-    static let queryBudget: Duration = .seconds(5)
 
     /// What a query whose `$regex` ran out of time answers.
     static let timeout = DataAPIError(

@@ -5,7 +5,7 @@ import Synchronization
 /// The embedded storage engine: one SQLite file in WAL mode, a table per class, documents as
 /// JSON text queried with SQLite's JSON functions.
 ///
-/// Reads run concurrently on GRDB's reader connections; writes are serialized by SQLite's single
+/// Reads run concurrently on GRDB's reader connections, off Swift's cooperative threads; writes are serialized by SQLite's single
 /// writer, and each write is one transaction (read, apply operations, check types, write), which
 /// is what makes operations such as Increment atomic.
 package final class SQLiteStorage: StorageEngine {
@@ -15,6 +15,8 @@ package final class SQLiteStorage: StorageEngine {
     let catalog: Mutex<[String: ClassEntry]>
     /// Creates the expression indexes queries need.
     let indexer = SQLiteIndexer()
+    /// How long each read or write may run.
+    let budget: StatementBudget
 
     /// A class's table and recorded field types.
     struct ClassEntry: Sendable {
@@ -26,7 +28,10 @@ package final class SQLiteStorage: StorageEngine {
     ///
     /// `synchronous=NORMAL` in WAL mode keeps every committed write across a process crash
     /// (kill -9); only a power loss can take the last commits, at ~100× the commit rate of FULL.
-    public init(path: String) throws {
+    ///
+    /// - Parameter budget: how long each read or write may run before it is stopped (124).
+    public init(path: String, budget: StatementBudget = StatementBudget()) throws {
+        self.budget = budget
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
@@ -86,14 +91,16 @@ package final class SQLiteStorage: StorageEngine {
         SQLiteQueryCompiler(className: className, fields: entry.fields, resolve: { try? self.entry($0, db) })
     }
 
-    /// Runs `body` as a write transaction, turning SQLite failures into error 304.
+    /// Runs `body` as a write transaction within the statement budget, turning SQLite failures
+    /// into error 304.
     ///
     /// Writes wait for SQLite's single writer without holding a thread: GRDB's async API queues
     /// them. (Run inline, concurrent writers blocked both cooperative threads and create/s fell
     /// by two thirds on two cores.)
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let budget = self.budget
         do {
-            return try await pool.write(body)
+            return try await pool.write { db in try SQLiteStatementWatch.run(db, budget: budget, body) }
         } catch let error as DataAPIError {
             throw error
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
@@ -102,30 +109,35 @@ package final class SQLiteStorage: StorageEngine {
         } catch let error as DatabaseError where error.message == RegexCache.timeout.message {
             // A conditional write's `where` with a `$regex` that ran out of time.
             throw RegexCache.timeout
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
             throw DataAPIError(.storageFailure, "The storage engine failed to write.")
         }
     }
 
-    /// Runs `body` on a reader connection, inline on the calling task's thread: a read here
-    /// takes microseconds, less than the thread hand-offs of GRDB's async API, which measured as
-    /// most of a fetch's latency on two cores. Turns SQLite failures into 304.
-    func read<T>(_ body: (Database) throws -> T) async throws -> T {
+    /// Runs `body` on a reader connection within the statement budget, turning SQLite failures
+    /// into 304.
+    ///
+    /// The read runs on GRDB's reader queue, never on the calling task's thread: Swift's
+    /// cooperative pool has one thread per core, and a few slow reads run inline there froze
+    /// every other request, the health check included. Reads skip GRDB's transaction wrapper:
+    /// each read here is one statement (or independent ones, like an include's batches), and
+    /// SQLite gives every statement a consistent snapshot by itself.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let budget = self.budget
         do {
-            return try RegexCache.$queryDeadline.withValue(.now + RegexCache.queryBudget) { try readInline(body) }
+            return try await pool.unsafeRead { db in try SQLiteStatementWatch.run(db, budget: budget, body) }
         } catch let error as DataAPIError {
             throw error
         } catch let error as DatabaseError where error.message == RegexCache.timeout.message {
             throw RegexCache.timeout
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
             throw DataAPIError(.storageFailure, "The storage engine failed to read.")
         }
     }
-
-    // A synchronous context selects GRDB's blocking overload. Reads skip GRDB's transaction
-    // wrapper: each read here is one statement (or independent ones, like an include's batches),
-    // and SQLite gives every statement a consistent snapshot by itself.
-    private func readInline<T>(_ body: (Database) throws -> T) throws -> T { try pool.unsafeRead(body) }
 
     public func classExists(_ className: String) async throws -> Bool {
         if Names.systemClasses.contains(className) { return true }

@@ -16,16 +16,17 @@ struct Databases: Sendable {
     /// Opens (and creates, when new) the databases of a configuration.
     static func open(_ configuration: HostConfiguration, logger: Logger) async throws -> Databases {
         var pools: [PostgresStorage] = []
+        let budget = configuration.statementBudget
         let production = try await openProduction(
-            dataDirectory: configuration.dataDirectory, database: configuration.database, logger: logger)
+            dataDirectory: configuration.dataDirectory, database: configuration.database, budget: budget, logger: logger)
         if let pool = production as? PostgresStorage { pools.append(pool) }
         var staging: (any StorageEngine)?
         if let location = configuration.stagingDatabase {
-            let pool = try await PostgresStorage(location: location, logger: logger)
+            let pool = try await PostgresStorage(location: location, budget: budget, logger: logger)
             pools.append(pool)
             staging = pool
         } else if let directory = configuration.stagingDataDirectory {
-            staging = try openSQLite(in: directory)
+            staging = try openSQLite(in: directory, budget: budget)
         }
         return Databases(production: production, staging: staging, pools: pools)
     }
@@ -34,22 +35,22 @@ struct Databases: Sendable {
     /// the data directory (created when new). Tools that work on the data without serving it
     /// (`functionhost import`) open it the same way the server does.
     static func openProduction(
-        dataDirectory: String, database: PostgresLocation?, logger: Logger
+        dataDirectory: String, database: PostgresLocation?, budget: StatementBudget = StatementBudget(), logger: Logger
     ) async throws -> any StorageEngine {
         if let database {
-            let pool = try await PostgresStorage(location: database, logger: logger)
+            let pool = try await PostgresStorage(location: database, budget: budget, logger: logger)
             logger.info("Storage: PostgreSQL at \(database)")
             return pool
         }
-        return try openSQLite(in: dataDirectory)
+        return try openSQLite(in: dataDirectory, budget: budget)
     }
 
     /// The SQLite database under a data directory, its directory 0700 and its files 0600.
-    private static func openSQLite(in directory: String) throws -> SQLiteStorage {
+    private static func openSQLite(in directory: String, budget: StatementBudget) throws -> SQLiteStorage {
         try DataDirectory.prepare(directory)
         let path = HostConfiguration.databasePath(in: directory)
         try DataDirectory.prepareDatabase(at: path)
-        return try SQLiteStorage(path: path)
+        return try SQLiteStorage(path: path, budget: budget)
     }
 
     /// The engine of each environment: production's, and staging's own or production's.

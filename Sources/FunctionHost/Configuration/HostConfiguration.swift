@@ -69,6 +69,11 @@ public struct HostConfiguration: Sendable {
     public var signatureWindow: TimeInterval = 15 * 60
     /// The request rates admitted per client address and per function (none by default).
     public var rateLimits = RateLimits()
+    /// How long one database read or write may run before it is stopped and answered 124
+    /// (5 s by default).
+    public var statementBudget = StatementBudget()
+    /// Idle and read timeouts of client connections, and how many one address may hold open.
+    public var connectionLimits = ConnectionLimits()
     /// A second port serving `/metrics` without keys, for the operator's network; nil serves
     /// them only on the main port, behind the master key.
     public var adminPort: Int?

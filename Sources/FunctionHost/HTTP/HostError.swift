@@ -74,6 +74,8 @@ public struct HostError: Error, Sendable {
         case .messageNotSent: return .badGateway
         case .storageFailure: return .internalServerError
         case .temporarilyUnavailable: return .serviceUnavailable
+        // The server gave up on a statement past its budget: not the request's form, its cost.
+        case .requestTimeout: return .serviceUnavailable
         case .fileTooLarge: return .contentTooLarge
         default: return .badRequest
         }

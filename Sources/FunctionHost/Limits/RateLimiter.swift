@@ -22,6 +22,19 @@ final class RateLimiter: Sendable {
         if let wait = clients?.take(client) { throw Self.refusal(wait, "Too many requests from this address.") }
     }
 
+    /// Counts `further` requests more of `client` at once: the other items of a batch whose
+    /// request was admitted. They may leave its bucket owing tokens, which its next requests
+    /// wait for, so a batch larger than the burst is served, once; while the bucket owes, no
+    /// other batch is (batches admitted together can't each run up a debt).
+    ///
+    /// - Throws: 429 when the client's bucket owes tokens already.
+    func admit(client: String, further: Int) throws {
+        guard further > 0 else { return }
+        if let wait = clients?.take(client, count: further, needing: 0) {
+            throw Self.refusal(wait, "Too many requests from this address.")
+        }
+    }
+
     /// Throws 429 when the function `name` is past its rate.
     func admit(function name: String) throws {
         if let functions = functions[name] {

@@ -28,8 +28,10 @@ final class TokenBuckets: Sendable {
         self.pruneAbove = pruneAbove
     }
 
-    /// Takes a token for `key`: nil when there was one, else how long until there is.
-    func take(_ key: String, now: ContinuousClock.Instant = .now) -> Duration? {
+    /// Takes `count` tokens for `key` when its bucket holds at least `needed`: nil when taken,
+    /// else how long until it holds one. Taking more than it holds leaves it owing the rest
+    /// (negative), which its next requests wait for.
+    func take(_ key: String, count: Int = 1, needing needed: Double = 1, now: ContinuousClock.Instant = .now) -> Duration? {
         buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
             let elapsed = bucket.updated.duration(to: now)
@@ -39,8 +41,8 @@ final class TokenBuckets: Sendable {
                 buckets[key] = bucket
                 if buckets.count > pruneAbove { prune(&buckets, now: now) }
             }
-            if bucket.tokens >= 1 {
-                bucket.tokens -= 1
+            if bucket.tokens >= needed {
+                bucket.tokens -= Double(count)
                 return nil
             }
             return .milliseconds(Int64(((1 - bucket.tokens) / rate * 1000).rounded(.up)))
@@ -48,8 +50,9 @@ final class TokenBuckets: Sendable {
     }
 
     private func prune(_ buckets: inout [String: Bucket], now: ContinuousClock.Instant) {
-        let full = (burst / rate)
         buckets = buckets.filter { _, bucket in
+            // Kept until full again: a bucket owing tokens (a large batch) takes longer.
+            let full = (burst - bucket.tokens) / rate
             let idle = bucket.updated.duration(to: now)
             return Double(idle.components.seconds) < full
         }

@@ -6,13 +6,16 @@ import JSON
 /// or `{"error": {"code", "error"}}`; one failing request doesn't stop the others.
 struct BatchRoutes: Sendable {
     let endpoint: ObjectEndpoint
+    /// The client's rate, which every item of a batch counts against.
+    let limiter: RateLimiter
     /// The most requests one batch may carry.
     static let maxRequests = 500
 
     func register(on group: RouterGroup<HostRequestContext>, prefix: String) {
         group.post("batch") { request, context in
             var request = request
-            let requests = try Self.requests(in: try await request.jsonObject(context: context))
+            let requests = try Self.requests(
+                in: try await request.jsonObject(context: context), limiter: limiter, client: ClientAddress.of(request, context))
             let caller = context.caller
             var results: [JSONValue] = []
             results.reserveCapacity(requests.count)
@@ -30,16 +33,21 @@ struct BatchRoutes: Sendable {
         }
     }
 
-    /// The `requests` array of a batch body (`/batch` and `/batch/save` alike).
+    /// The `requests` array of a batch body (`/batch` and `/batch/save` alike), its items
+    /// counted against the client's rate: each is a request of its own, and a batch of 500
+    /// reads would otherwise cost what one does.
     ///
-    /// - Throws: 107 when it is missing or not an array, 400 code 1 past `maxRequests`.
-    static func requests(in body: [String: JSONValue]) throws -> [JSONValue] {
+    /// - Throws: 107 when it is missing or not an array, 400 code 1 past `maxRequests`, 429 when
+    ///   the client is past its rate.
+    static func requests(in body: [String: JSONValue], limiter: RateLimiter, client: String?) throws -> [JSONValue] {
         guard case .array(let requests)? = body["requests"] else {
             throw DataAPIError(.malformedJSON, "A batch needs a requests array.")
         }
         guard requests.count <= maxRequests else {
             throw HostError(status: .badRequest, code: 1, message: "A batch may hold at most \(maxRequests) requests.")
         }
+        // The request itself took one token in `RateLimitMiddleware`; the other items take theirs.
+        try limiter.admit(client: client ?? "unknown", further: requests.count - 1)
         return requests
     }
 

@@ -10,12 +10,15 @@ import Hummingbird
 struct BatchSaveRoutes: Sendable {
     /// The object operations each item runs through, as the REST routes do.
     let endpoint: ObjectEndpoint
+    /// The client's rate, which every item of a batch counts against.
+    let limiter: RateLimiter
 
     /// Adds `POST batch/save` to a version group (`/1.1`, `/1`).
     func register(on group: RouterGroup<HostRequestContext>, prefix: String) {
         group.post("batch/save") { request, context in
             var request = request
-            let entries = try BatchRoutes.requests(in: try await request.jsonObject(context: context))
+            let entries = try BatchRoutes.requests(
+                in: try await request.jsonObject(context: context), limiter: limiter, client: ClientAddress.of(request, context))
             let plan = try BatchSavePlan(entries.enumerated().map { try BatchSaveItem($1, index: $0) })
             // Everything that can be refused without running a hook is, before the first write.
             try await plan.preflight(data: endpoint.data, caller: context.caller)
