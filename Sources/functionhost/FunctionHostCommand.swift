@@ -77,6 +77,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var files: FileOptions
     @OptionGroup var databases: DatabaseOptions
     @OptionGroup var edge: EdgeOptions
+    @OptionGroup var limits: LimitOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -125,6 +126,7 @@ struct Serve: AsyncParsableCommand {
         try files.apply(to: &configuration, environment: environment)
         try databases.apply(to: &configuration, environment: environment)
         try edge.apply(to: &configuration, environment: environment)
+        try limits.apply(to: &configuration)
         banner.publicURL = configuration.publicURL
         banner.write()
         try await FunctionHostServer.run(configuration: configuration, logger: logger)
