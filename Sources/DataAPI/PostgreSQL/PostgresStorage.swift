@@ -115,6 +115,9 @@ package final class PostgresStorage: StorageEngine {
     /// race on `CREATE ... IF NOT EXISTS`, which is not atomic in PostgreSQL.
     private func migrate(schema: String?) async throws {
         try await transaction { connection in
+            // Not a request's statement: hosts (or tests) starting together queue on the lock
+            // below for as long as the others' migrations take.
+            try await connection.run(SQL("SET LOCAL statement_timeout = 0"))
             try await connection.run(SQL("SELECT pg_advisory_xact_lock(727462)"))
             if let schema { try await connection.run(SQL("CREATE SCHEMA IF NOT EXISTS \"\(schema)\"")) }
             for statement in PostgresSchema.statements { try await connection.run(SQL(statement)) }
