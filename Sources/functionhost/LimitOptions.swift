@@ -19,7 +19,7 @@ struct LimitOptions: ParsableArguments {
     @Option(
         name: .customLong("header-timeout"),
         help: ArgumentHelp(
-            "Seconds a new connection may take to send its first request's headers (default: 10).", valueName: "seconds"))
+            "Seconds a connection may take to end its first request's headers once begun (default: 10).", valueName: "seconds"))
     var headerTimeout: Double?
 
     @Option(

@@ -36,10 +36,11 @@ final class ConnectionCounts: Sendable {
 }
 
 /// Guards one client connection: closes it at once when its peer address already holds as
-/// many as `ConnectionLimits.perAddress`, and when its first request's headers don't arrive
-/// within `ConnectionLimits.headerTimeout`. (Hummingbird's idle timeout counts from the last
-/// complete request part, so it covers what follows; it can't tell a slow first request from
-/// an idle connection.)
+/// many as `ConnectionLimits.perAddress`, and when its first request's headers, once begun,
+/// don't end within `ConnectionLimits.headerTimeout`. (Hummingbird's idle timeout counts from
+/// the last complete request part: it closes a connection that sends nothing, and covers the
+/// requests after the first.) The deadline starts with the first bytes, not at connect, so a
+/// client that opens its connection ahead of its first request is held to the idle timeout.
 ///
 /// Sits after the HTTP decoder, seeing request parts; one instance per connection, used on its
 /// event loop only.
@@ -55,6 +56,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// The address `counts` holds this connection under; nil when it isn't counted.
     private var counted: String?
     private var started = false
+    /// Whether a request's headers have arrived whole.
+    private var headSeen = false
     private var headerTimer: Scheduled<Void>?
 
     init(counts: ConnectionCounts, headerTimeout: Duration, proxies: TrustedProxies) {
@@ -83,10 +86,22 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head = unwrapInboundIn(data) {
+            headSeen = true
             headerTimer?.cancel()
             headerTimer = nil
         }
         context.fireChannelRead(data)
+    }
+
+    /// Bytes were read: when they began the first request's headers without ending them, its
+    /// deadline starts (the decoder passes a read on only once the headers are whole).
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if !headSeen, headerTimer == nil, context.channel.isActive {
+            headerTimer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: .init(headerTimeout)) {
+                context.close(promise: nil)
+            }
+        }
+        context.fireChannelReadComplete()
     }
 
     private func start(_ context: ChannelHandlerContext) {
@@ -99,9 +114,6 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 return
             }
             counted = peer
-        }
-        headerTimer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: .init(headerTimeout)) {
-            context.close(promise: nil)
         }
     }
 

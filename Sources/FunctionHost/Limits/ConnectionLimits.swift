@@ -4,8 +4,9 @@
 public struct ConnectionLimits: Sendable, Hashable {
     /// How long a connection may stay open with no request in progress (60 s by default).
     public var idleTimeout: Duration
-    /// How long a new connection may take to send its first request's headers in full (10 s by
-    /// default). Later requests on the connection are held to `idleTimeout`.
+    /// How long a connection may take to end its first request's headers once it has begun
+    /// sending them (10 s by default). Later requests on the connection are held to
+    /// `idleTimeout`.
     public var headerTimeout: Duration
     /// The most connections one peer address may hold open (64 by default). A trusted proxy
     /// (`HostConfiguration.trustedProxies`) carries many clients' connections and is not
