@@ -30,6 +30,8 @@ public struct DataService: Sendable {
     /// What third-party accounts (`authData`) need before they are trusted: by default, an
     /// `onAuthData` hook; see `AuthDataVerification`.
     public var authDataVerification = AuthDataVerification()
+    /// What one answer may carry: include paths and depth, included objects and bytes.
+    public var answerLimits = AnswerLimits()
 
     /// Class settings read from storage, kept a second (shared by copies of the service).
     let settingsStore = ClassSettingsStore()
@@ -176,8 +178,9 @@ public struct DataService: Sendable {
             guard try await storage.classExists(className) else { throw Self.classNotFound }
             return nil
         }
-        let included = try await IncludeResolver(access: access).resolve([try await access.view(object)], paths: include)
-        return try await FileValueResolver(storage: storage, identities: access.identities).resolve(included)[0]
+        let included = try await IncludeResolver(access: access, budget: .forAnswer(answerLimits))
+            .resolve([try await access.view(object)], paths: include)
+        return try await FileValueResolver(access: access).resolve(included)[0]
     }
 
     /// The objects matching a query, with includes resolved, and their count when asked.
@@ -185,6 +188,7 @@ public struct DataService: Sendable {
         objects: [StoredObject], count: Int?
     ) {
         try checkClassName(query.className)
+        try await checkIncludes(query.include, of: query.className)
         let storage = storage(for: caller)
         let access = try await access(for: caller)
         // Every class, field and subquery of the query is checked, and rows the caller can't
@@ -192,12 +196,12 @@ public struct DataService: Sendable {
         var query = try await access.authorized(query)
         query.fromMaster = caller.isMaster
         guard try await storage.classExists(query.className) else { throw Self.classNotFound }
-        try await checkIncludes(query.include, of: query.className)
         var objects = query.limit == 0 ? [] : try await storage.find(query)
         let count = withCount ? try await storage.count(query) : nil
         for index in objects.indices { objects[index] = try await access.view(objects[index]) }
-        let included = try await IncludeResolver(access: access).resolve(objects, paths: query.include)
-        let resolved = try await FileValueResolver(storage: storage, identities: access.identities).resolve(included)
+        let included = try await IncludeResolver(access: access, budget: .forAnswer(answerLimits))
+            .resolve(objects, paths: query.include)
+        let resolved = try await FileValueResolver(access: access).resolve(included)
         return (resolved, count)
     }
 
@@ -208,12 +212,11 @@ public struct DataService: Sendable {
     /// - Parameter asUser: the user whose view it is when that isn't the caller's (a signup
     ///   answers the new user its own private fields).
     public func answering(_ object: StoredObject, caller: Caller, asUser: String? = nil) async throws -> StoredObject? {
-        let storage = storage(for: caller)
         let access = try await access(for: caller)
         guard access.canRead(object) || (asUser != nil && asUser == object.objectId) else { return nil }
         let viewed = access.isMaster ? object : try await access.view(object, asUser: asUser ?? caller.userId)
         guard FileValueResolver.holdsFiles(viewed) else { return viewed }
-        return try await FileValueResolver(storage: storage, identities: access.identities).resolve([viewed])[0]
+        return try await FileValueResolver(access: access).resolve([viewed])[0]
     }
 
     /// The values a write's body sets literally (no `__op`), which a writer may be answered
@@ -298,9 +301,18 @@ public struct DataService: Sendable {
 
     /// Includes must be key paths. One through a field that holds no Pointer or File is
     /// ignored, as LeanCloud ignores it (the JS SDK's suite includes a Number field).
+    /// Refuses include paths that aren't key paths, or past the answer limits' count and depth
+    /// (102), before anything is fetched.
     private func checkIncludes(_ paths: [String], of className: String) async throws {
-        for path in paths where !Names.isValidKeyPath(path) {
-            throw DataAPIError(.invalidQuery, "Invalid include '\(path)'.")
+        guard paths.count <= answerLimits.maxIncludePaths else {
+            throw DataAPIError(.invalidQuery, "Too many include paths: at most \(answerLimits.maxIncludePaths).")
+        }
+        for path in paths {
+            // Counted before the path is validated: a path of 70 000 segments is refused by its length.
+            guard path.utf8.count(where: { $0 == UInt8(ascii: ".") }) < answerLimits.maxIncludeDepth else {
+                throw DataAPIError(.invalidQuery, "An include path follows at most \(answerLimits.maxIncludeDepth) pointers.")
+            }
+            guard Names.isValidKeyPath(path) else { throw DataAPIError(.invalidQuery, "Invalid include '\(path)'.") }
         }
     }
 

@@ -4,12 +4,13 @@ import JSON
 /// every answer (fetch, query, include, wherever the value sits) gets that file's `url`, `name`,
 /// `mime_type` and `metaData` from the `_File` object itself, fetched once per answer.
 ///
-/// A file the caller may not read is answered as its reference alone (`__type`, `objectId`):
-/// holding an object that names a private file never reveals that file's URL.
+/// A file the caller may not read is answered as its reference alone (`__type`, `objectId`), as
+/// it is stored: holding an object that names a private file never reveals that file's URL.
+/// "May read" is what a fetch of the `_File` object by its id would need: its ACL, and the
+/// `get` permission of the `_File` class (closed, no File value in any answer is resolved).
 struct FileValueResolver: Sendable {
-    let storage: any StorageEngine
-    /// The caller's identities; nil for the master key, which reads every file.
-    var identities: [String]?
+    /// The caller's rights.
+    let access: Access
 
     /// The `_File` fields a File value carries in answers.
     static let answeredFields = ["name", "url", "mime_type", "metaData", "key", "bucket", "provider", "createdAt", "updatedAt"]
@@ -22,10 +23,11 @@ struct FileValueResolver: Sendable {
         }
         guard !ids.isEmpty else { return objects }
         var readable: [String: StoredObject] = [:]
-        if try await storage.classExists("_File") {
-            for file in try await storage.fetch("_File", ids: Array(ids))
-            where identities.map({ ACLCheck.allows(file, .read, to: $0) }) ?? true {
-                readable[file.objectId] = file
+        let storage = access.storage
+        if try await access.allows(.get, on: "_File"), try await storage.classExists("_File") {
+            for file in try await storage.fetch("_File", ids: Array(ids)) where access.canRead(file) {
+                // The view: a `_File` field the class's settings hide stays hidden here too.
+                readable[file.objectId] = try await access.view(file)
             }
         }
         return objects.map { object in

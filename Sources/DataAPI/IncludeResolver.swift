@@ -6,12 +6,34 @@ import JSON
 ///
 /// An object the caller may not get (its ACL, its class's `get` permission, an internal class)
 /// stays a Pointer; one it may is answered as the caller's view of it.
+///
+/// What the answer embeds is weighed level by level, deepest first, and checked against the
+/// request's `AnswerBudget` before that level's objects are copied into their places: an
+/// object pointing to itself many times is refused for its size before the size is built.
 struct IncludeResolver: Sendable {
     /// The caller's rights.
     let access: Access
+    /// What the request's answers may still carry.
+    let budget: AnswerBudget
 
+    /// The objects with `paths` resolved; they and everything included are charged to the budget.
     func resolve(_ objects: [StoredObject], paths: [String]) async throws -> [StoredObject] {
-        if paths.isEmpty || objects.isEmpty { return objects }
+        var weight = AnswerWeight.zero
+        for object in objects { weight = weight + .fields(of: object) }
+        try budget.check(weight)
+        let (resolved, included) = try await resolveLevel(objects, paths: paths)
+        for inclusion in included { weight = weight + inclusion }
+        try budget.charge(weight)
+        return resolved
+    }
+
+    /// One level: the objects with their paths resolved, and for each the weight of what was
+    /// included into it.
+    private func resolveLevel(
+        _ objects: [StoredObject], paths: [String]
+    ) async throws -> (objects: [StoredObject], included: [AnswerWeight]) {
+        var included = [AnswerWeight](repeating: .zero, count: objects.count)
+        if paths.isEmpty || objects.isEmpty { return (objects, included) }
         // Group by first segment so `post` and `post.author` share one fetch of the posts.
         var tails: [String: [String]] = [:]
         for path in paths {
@@ -27,7 +49,7 @@ struct IncludeResolver: Sendable {
                     wanted[pointer.className, default: []].insert(pointer.id)
                 }
             }
-            var loaded: [String: [String: StoredObject]] = [:]
+            var loaded: [String: [String: (object: StoredObject, weight: AnswerWeight)]] = [:]
             for (className, ids) in wanted {
                 // Internal classes are never allowed a client (`allows`).
                 guard Names.isValidClassName(className), try await access.allows(.get, on: className) else { continue }
@@ -36,15 +58,30 @@ struct IncludeResolver: Sendable {
                     // The view first: a hidden field's Pointer is not followed.
                     fetched.append(try await access.view(object))
                 }
-                fetched = try await resolve(fetched, paths: rest)
-                loaded[className] = Dictionary(fetched.map { ($0.objectId, $0) }, uniquingKeysWith: { a, _ in a })
+                let deeper = try await resolveLevel(fetched, paths: rest)
+                var byId: [String: (object: StoredObject, weight: AnswerWeight)] = [:]
+                for (index, object) in deeper.objects.enumerated() where byId[object.objectId] == nil {
+                    let own = AnswerWeight.fields(of: fetched[index]) + AnswerWeight(objects: 1, bytes: 0)
+                    byId[object.objectId] = (object, own + deeper.included[index])
+                }
+                loaded[className] = byId
             }
+            // Weigh this level before building it: every object here is in the answer.
+            var level = AnswerWeight.zero
+            for index in result.indices {
+                for pointer in Self.pointers(in: result[index].fields[field]) {
+                    guard let weight = loaded[pointer.className]?[pointer.id]?.weight else { continue }
+                    included[index] = included[index] + weight
+                }
+                level = level + included[index]
+            }
+            try budget.check(level)
             for index in result.indices {
                 guard let value = result[index].fields[field] else { continue }
                 result[index].fields[field] = Self.replacing(value, with: loaded)
             }
         }
-        return result
+        return (result, included)
     }
 
     private static func pointers(in value: JSONValue?) -> [(className: String, id: String)] {
@@ -61,11 +98,13 @@ struct IncludeResolver: Sendable {
         }
     }
 
-    private static func replacing(_ value: JSONValue, with loaded: [String: [String: StoredObject]]) -> JSONValue {
+    private static func replacing(
+        _ value: JSONValue, with loaded: [String: [String: (object: StoredObject, weight: AnswerWeight)]]
+    ) -> JSONValue {
         switch value {
         case .object where value.typeTag == "Pointer":
             guard let className = value["className"]?.stringValue, let id = value["objectId"]?.stringValue,
-                let object = loaded[className]?[id]
+                let object = loaded[className]?[id]?.object
             else { return value }
             var json = object.restJSON()
             json["__type"] = "Object"

@@ -79,6 +79,7 @@ public enum FunctionHostServer {
         plain.fieldDefaults = configuration.fieldDefaults
         plain.anyoneCreatesRoles = configuration.anyoneCreatesRoles
         plain.authDataVerification = configuration.authDataVerification
+        plain.answerLimits = configuration.answerLimits
         plain.listeners = configuration.writeListeners
         // Identity tokens expire on the server's clock, as logins lock on it.
         plain.authDataVerification.now = configuration.clock

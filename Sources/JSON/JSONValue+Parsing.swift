@@ -1,11 +1,17 @@
 extension JSONValue {
+    /// The deepest nesting of arrays and objects a parsed text may have (MongoDB's and so
+    /// LeanCloud's document limit). Every JSON a client sends is parsed, so every later walk
+    /// over it (normalizing, predicates, access checks, serializing) recurses at most this deep.
+    public static let maxNestingDepth = 100
+
     /// Parses JSON text.
     ///
+    /// - Parameter maxDepth: the deepest nesting accepted; the default is `maxNestingDepth`.
     /// - Throws: `JSONSyntaxError` naming what failed and the byte offset where.
-    public init(parsing bytes: some Collection<UInt8>) throws(JSONSyntaxError) {
+    public init(parsing bytes: some Collection<UInt8>, maxDepth: Int = JSONValue.maxNestingDepth) throws(JSONSyntaxError) {
         let array = Array(bytes)
         let result: Result<JSONValue, JSONSyntaxError> = array.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(buffer)
+            var parser = JSONParser(buffer, maxDepth: maxDepth)
             do throws(JSONSyntaxError) {
                 return .success(try parser.parseDocument())
             } catch {
@@ -16,8 +22,8 @@ extension JSONValue {
     }
 
     /// Parses JSON text held in a string.
-    public init(parsing text: String) throws(JSONSyntaxError) {
-        try self.init(parsing: Array(text.utf8))
+    public init(parsing text: String, maxDepth: Int = JSONValue.maxNestingDepth) throws(JSONSyntaxError) {
+        try self.init(parsing: Array(text.utf8), maxDepth: maxDepth)
     }
 }
 
@@ -47,10 +53,11 @@ struct JSONParser {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
     private var depth = 0
-    private static let maxDepth = 256
+    private let maxDepth: Int
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
         self.bytes = bytes
+        self.maxDepth = maxDepth
     }
 
     mutating func parseDocument() throws(JSONSyntaxError) -> JSONValue {
@@ -100,7 +107,7 @@ struct JSONParser {
 
     private mutating func enter() throws(JSONSyntaxError) {
         depth += 1
-        if depth > Self.maxDepth { throw fail("nesting deeper than \(Self.maxDepth)") }
+        if depth > maxDepth { throw fail("nesting deeper than \(maxDepth)") }
     }
 
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {

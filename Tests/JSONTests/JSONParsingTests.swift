@@ -83,9 +83,10 @@ struct JSONParsingTests {
         #expect(try JSONValue(parsing: Array(text.utf8)) == JSONValue(parsing: text))
     }
 
-    @Test("Nesting up to 256 levels is accepted")
+    @Test("Nesting up to maxNestingDepth (100) levels is accepted")
     func maximumDepth() throws {
-        let text = String(repeating: "[", count: 256) + String(repeating: "]", count: 256)
+        #expect(JSONValue.maxNestingDepth == 100)
+        let text = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
         var value = try JSONValue(parsing: text)
         var depth = 0
         while case .array(let elements) = value {
@@ -93,7 +94,15 @@ struct JSONParsingTests {
             guard let first = elements.first else { break }
             value = first
         }
-        #expect(depth == 256)
+        #expect(depth == 100)
+    }
+
+    @Test("A larger maxDepth accepts deeper text, and is itself a bound")
+    func explicitDepth() throws {
+        let text = String(repeating: "[", count: 256) + String(repeating: "]", count: 256)
+        expectSyntaxError { _ = try JSONValue(parsing: text) }
+        #expect(throws: Never.self) { try JSONValue(parsing: text, maxDepth: 256) }
+        expectSyntaxError { _ = try JSONValue(parsing: text, maxDepth: 255) }
     }
 
     @Test(
@@ -125,10 +134,10 @@ struct JSONParsingTests {
         #expect(lone?.message.contains("unpaired surrogate") == true)
     }
 
-    @Test("Nesting deeper than 256 throws a syntax error", arguments: ["[", "{\"k\":"])
+    @Test("Nesting deeper than 100 throws a syntax error", arguments: ["[", "{\"k\":"])
     func tooDeep(opener: String) {
         let closer = opener == "[" ? "]" : "}"
-        let text = String(repeating: opener, count: 257) + "1" + String(repeating: closer, count: 257)
+        let text = String(repeating: opener, count: 101) + "1" + String(repeating: closer, count: 101)
         let error = expectSyntaxError { _ = try JSONValue(parsing: text) }
         #expect(error?.message.contains("nesting") == true)
     }

@@ -156,7 +156,8 @@ package struct ExportImporter {
             }
             let value: JSONValue
             do {
-                value = try JSONValue(parsing: line)
+                // As deep as a stored document may be read back: an export of one still imports.
+                value = try JSONValue(parsing: line, maxDepth: JSONValue.maxStoredDepth)
             } catch {
                 summary.skip(file, line: lines.lineNumber, "Malformed JSON: \(error.message)")
                 continue
@@ -196,7 +197,8 @@ package struct ExportImporter {
     /// the file is not one document (JSON Lines named `.json`).
     static func documentObjects(_ bytes: [UInt8]) -> [JSONValue]? {
         guard let first = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), first == UInt8(ascii: "[")
-            || first == UInt8(ascii: "{"), let document = try? JSONValue(parsing: bytes)
+            || first == UInt8(ascii: "{"),
+            let document = try? JSONValue(parsing: bytes, maxDepth: JSONValue.maxStoredDepth + 2)
         else { return nil }
         switch document {
         case .array(let values): return values

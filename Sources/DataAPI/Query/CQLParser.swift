@@ -24,6 +24,8 @@ package struct CQLParser {
     private var position = 0
     private var parameters: [JSONValue]
     private var nextParameter = 0
+    /// How many parentheses are open: bounded like JSON nesting, so `((((…` can't exhaust the stack.
+    private var depth = 0
 
     /// Error 300 with a message saying what is wrong.
     public static func syntaxError(_ message: String) -> DataAPIError {
@@ -34,6 +36,10 @@ package struct CQLParser {
     public static func parse(_ text: String, parameters: [JSONValue] = []) throws(DataAPIError) -> Statement {
         var parser = CQLParser(tokens: try CQLTokenizer.tokens(text), parameters: parameters)
         let statement = try parser.statement()
+        // The bound a `where` given as JSON has: deeper would be refused by the database's own parser.
+        if let predicate = statement.query.predicate, predicate.nesting > QueryPredicate.maxNesting {
+            throw syntaxError("conditions nested deeper than \(QueryPredicate.maxNesting)")
+        }
         // The same bound on a condition's size as a `where` has.
         try statement.query.predicate?.checkSize()
         return statement
@@ -149,8 +155,13 @@ package struct CQLParser {
 
     private mutating func factor() throws(DataAPIError) -> QueryPredicate {
         if accept(symbol: "(") {
+            depth += 1
+            guard depth <= JSONValue.maxNestingDepth else {
+                throw Self.syntaxError("parentheses nested deeper than \(JSONValue.maxNestingDepth)")
+            }
             let inner = try orExpression()
             try expect(symbol: ")")
+            depth -= 1
             return inner
         }
         let key = try identifier()

@@ -14,16 +14,40 @@ extension QueryPredicate {
 
     /// Parses a `where` object such as `{"score": {"$gte": 10}, "$or": [...]}`.
     ///
-    /// - Throws: error 102 for an unknown operator, a malformed operand or an invalid key, or a
-    ///   condition past `maxSize` in all.
+    /// - Throws: error 102 for an unknown operator, a malformed operand or an invalid key, for
+    ///   nesting past `maxNesting`, or a condition past `maxSize` in all.
     public init(where condition: JSONValue) throws(DataAPIError) {
-        try self.init(clause: condition)
-        // Once, over the whole tree: its clauses and subqueries are parsed by `init(clause:)`.
+        try self.init(clauses: condition)
+        // Once, over the whole tree: its clauses and subqueries are parsed by `init(clauses:)`.
+        guard nesting <= Self.maxNesting else {
+            throw DataAPIError(
+                .invalidQuery, "The where nests too deeply: at most \(Self.maxNesting) levels, a subquery counting \(Self.subqueryNesting).")
+        }
         try checkSize()
     }
 
-    /// Parses one `where` object or clause of one, unchecked for its total size.
-    private init(clause condition: JSONValue) throws(DataAPIError) {
+    /// How deeply a `where` may nest, in the levels `nesting` counts. Every engine turns nesting
+    /// into nested SQL, and SQLite's parser refuses past about a hundred levels of it (its stack
+    /// of 100; ten nested subqueries, or a hundred of `$or`, did): refused here, that is a 102,
+    /// not a 500, and leaves room for the read restriction put into each level.
+    public static let maxNesting = 40
+    /// What one subquery (`$inQuery`, `$select` and their negations) counts: it is a whole nested
+    /// SELECT (4 of them nest within the limit).
+    public static let subqueryNesting = 8
+
+    /// The nesting of this predicate: 1 for a condition, 1 more for each `$and`/`$or` around it,
+    /// `subqueryNesting` more for each subquery around it.
+    var nesting: Int {
+        switch self {
+        case .and(let parts), .or(let parts): return 1 + (parts.map(\.nesting).max() ?? 0)
+        case .matchesQuery(_, let subquery, _), .matchesKeyInQuery(_, let subquery, _, _):
+            return Self.subqueryNesting + (subquery.predicate?.nesting ?? 0)
+        default: return 1
+        }
+    }
+
+    /// Parses a `where` object, without the nesting check (done once, on the whole).
+    private init(clauses condition: JSONValue) throws(DataAPIError) {
         guard case .object(let members) = condition else {
             throw DataAPIError(.invalidQuery, "Invalid where: expected a JSON object.")
         }
@@ -35,7 +59,7 @@ extension QueryPredicate {
                 guard case .array(let clauses) = value else {
                     throw DataAPIError(.invalidQuery, "\(key) takes an array of conditions.")
                 }
-                let parsed = try clauses.map { (clause) throws(DataAPIError) in try QueryPredicate(clause: clause) }
+                let parsed = try clauses.map { (clause) throws(DataAPIError) in try QueryPredicate(clauses: clause) }
                 parts.append(key == "$and" ? .and(parsed) : .or(parsed))
             case "$relatedTo":
                 guard case .string(let field)? = value["key"], let object = value["object"],
@@ -133,7 +157,7 @@ extension QueryPredicate {
         guard case .string(let className)? = value["className"], Names.isValidClassName(className) else {
             throw DataAPIError(.invalidQuery, "\(op) needs a className.")
         }
-        let predicate = try value["where"].map { (condition) throws(DataAPIError) in try QueryPredicate(clause: condition) }
+        let predicate = try value["where"].map { (condition) throws(DataAPIError) in try QueryPredicate(clauses: condition) }
         return Subquery(className: className, predicate: predicate)
     }
 

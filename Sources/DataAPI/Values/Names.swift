@@ -1,3 +1,5 @@
+import JSON
+
 /// The rules for class and field names.
 public enum Names {
     /// System classes with a leading underscore that the server defines.
@@ -47,9 +49,11 @@ public enum Names {
     }
 
     /// Whether `path` is a field or a dotted path into nested objects (`a.b`), as queries use.
+    /// A path has at most `JSONValue.maxNestingDepth` segments: none deeper can name a value,
+    /// and the SQL it becomes (a chain of JSON operators) stays within the engines' own limits.
     public static func isValidKeyPath(_ path: String) -> Bool {
         let parts = path.split(separator: ".", omittingEmptySubsequences: false)
-        return !parts.isEmpty && parts.allSatisfy { part in
+        return !parts.isEmpty && parts.count <= JSONValue.maxNestingDepth && parts.allSatisfy { part in
             !part.isEmpty && part.utf8.allSatisfy { isLetter($0) || isDigit($0) || $0 == UInt8(ascii: "_") }
         }
     }

@@ -97,6 +97,9 @@ public struct HostConfiguration: Sendable {
     /// an `onAuthData` hook by default; built-in verifiers (`--apple-jwks`) and the providers
     /// trusted unverified (`--trust-unverified-auth-data`) add to that.
     public var authDataVerification = AuthDataVerification()
+    /// What one answer (a query, a fetch, a whole `/batch`) may carry: include depth (10) and
+    /// paths (50), included objects (10 000) and bytes (64 MB); past them a read is refused (102).
+    public var answerLimits = AnswerLimits()
 
     /// Creates a configuration; only the keys and data directory have no default.
     public init(

@@ -153,7 +153,9 @@ struct DialectResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context
         guard response.headers[.contentType]?.hasPrefix("application/json") == true else { return response }
         let collector = BodyCollector()
         try await response.body.write(collector)
-        let json = (try? JSONValue(parsing: collector.buffer.readableBytesView)) ?? [:]
+        // The host's own answer, not a client's text: included objects may nest it deeper than a
+        // request may be, and its depth was bounded when it was built (include depth, stored depth).
+        let json = (try? JSONValue(parsing: collector.buffer.readableBytesView, maxDepth: .max)) ?? [:]
         let (status, body) = kind.translate(status: response.status, body: json, signed: signed)
         var headers = response.headers
         headers[.location] = nil

@@ -17,17 +17,21 @@ struct BatchRoutes: Sendable {
             let requests = try Self.requests(
                 in: try await request.jsonObject(context: context), limiter: limiter, client: ClientAddress.of(request, context))
             let caller = context.caller
-            var results: [JSONValue] = []
-            results.reserveCapacity(requests.count)
-            for entry in requests {
-                do {
-                    let response = try await perform(entry, caller: caller, prefix: prefix)
-                    results.append(["success": response.body])
-                } catch {
-                    let mapped = HostError(mapping: error)
-                        ?? HostError(status: .internalServerError, code: 1, message: "Internal server error.")
-                    results.append(["error": ["code": .int(Int64(mapped.code)), "error": .string(mapped.message)]])
+            // One answer budget for every item: 500 reads share what one answer may carry.
+            let results = await AnswerBudget.sharing(endpoint.data.answerLimits) {
+                var results: [JSONValue] = []
+                results.reserveCapacity(requests.count)
+                for entry in requests {
+                    do {
+                        let response = try await perform(entry, caller: caller, prefix: prefix)
+                        results.append(["success": response.body])
+                    } catch {
+                        let mapped = HostError(mapping: error)
+                            ?? HostError(status: .internalServerError, code: 1, message: "Internal server error.")
+                        results.append(["error": ["code": .int(Int64(mapped.code)), "error": .string(mapped.message)]])
+                    }
                 }
+                return results
             }
             return JSONResponse(.array(results))
         }

@@ -1,0 +1,134 @@
+public import JSON
+import Synchronization
+
+/// How much one answer may carry. A pointer followed by `include` repeats its object wherever it
+/// is pointed to, so an object pointing to itself 40 times multiplies an answer by 40 at each
+/// level: these bound the paths, their depth, and what the answer embeds, before it is built.
+public struct AnswerLimits: Sendable, Hashable {
+    /// The most pointers one include path follows (`a.b.c` follows 3).
+    public var maxIncludeDepth = 10
+    /// The most include paths one query names.
+    public var maxIncludePaths = 50
+    /// The most objects included into one answer, counting each time an object is embedded.
+    public var maxIncludedObjects = 10_000
+    /// The most bytes of objects one answer carries (as JSON, estimated while it is built).
+    public var maxBytes = 64 * 1024 * 1024
+
+    /// The defaults: include depth 10, 50 paths, 10 000 included objects, 64 MB.
+    public init() {}
+}
+
+/// What an answer has spent of its `AnswerLimits`, counted while includes are resolved so a
+/// refusal comes before the memory is spent. One budget is shared by the reads of one request:
+/// a `/batch` runs all its items under one (`sharing`), so 500 reads can't each spend the whole.
+package final class AnswerBudget: Sendable {
+    /// The budget the reads of the running request share, when it set one.
+    @TaskLocal package static var current: AnswerBudget?
+
+    private let limits: AnswerLimits
+    private let spent = Mutex(AnswerWeight.zero)
+
+    /// A fresh budget of `limits`.
+    package init(_ limits: AnswerLimits) {
+        self.limits = limits
+    }
+
+    /// The budget a read charges: the request's shared one, else a fresh one for this answer.
+    package static func forAnswer(_ limits: AnswerLimits) -> AnswerBudget {
+        current ?? AnswerBudget(limits)
+    }
+
+    /// Runs `body` with one budget of `limits` for every read inside it.
+    package static func sharing<T: Sendable>(
+        _ limits: AnswerLimits, _ body: () async throws -> T
+    ) async rethrows -> T {
+        try await $current.withValue(AnswerBudget(limits), operation: body)
+    }
+
+    /// Whether `weight` more would still fit, without spending it: a level of includes is
+    /// checked before its objects are embedded (each level's total is at most the answer's).
+    package func check(_ weight: AnswerWeight) throws(DataAPIError) {
+        let total = spent.withLock { $0 } + weight
+        try refuse(past: total)
+    }
+
+    /// Spends `weight`, or refuses it when the answer would pass its limits.
+    package func charge(_ weight: AnswerWeight) throws(DataAPIError) {
+        let refusal = spent.withLock { (spent: inout AnswerWeight) -> DataAPIError? in
+            let total = spent + weight
+            do throws(DataAPIError) {
+                try refuse(past: total)
+            } catch {
+                return error
+            }
+            spent = total
+            return nil
+        }
+        if let refusal { throw refusal }
+    }
+
+    private func refuse(past total: AnswerWeight) throws(DataAPIError) {
+        guard total.objects <= limits.maxIncludedObjects, total.bytes <= limits.maxBytes else {
+            throw DataAPIError(
+                .invalidQuery,
+                "The answer is too large: it may include at most \(limits.maxIncludedObjects) objects and carry "
+                    + "\(limits.maxBytes) bytes; include fewer paths or ask for fewer objects.")
+        }
+    }
+}
+
+/// What an answer carries: objects included, and bytes of JSON. Sums saturate, so an
+/// amplification that would overflow still compares as too large.
+package struct AnswerWeight: Sendable, Hashable {
+    /// Objects embedded by includes.
+    package var objects: Int
+    /// Bytes of JSON, estimated.
+    package var bytes: Int
+
+    /// Nothing.
+    package static let zero = AnswerWeight(objects: 0, bytes: 0)
+
+    /// The sum, saturating at `Int.max`.
+    package static func + (a: AnswerWeight, b: AnswerWeight) -> AnswerWeight {
+        AnswerWeight(objects: saturating(a.objects, b.objects), bytes: saturating(a.bytes, b.bytes))
+    }
+
+    private static func saturating(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
+    }
+
+    /// The weight of an object's own fields: no included objects, its fields' estimated bytes.
+    package static func fields(of object: StoredObject) -> AnswerWeight {
+        // objectId, createdAt and updatedAt, with their keys.
+        var bytes = 100
+        for (key, value) in object.fields { bytes = saturating(bytes, key.utf8.count + 4 + value.estimatedSize) }
+        return AnswerWeight(objects: 0, bytes: bytes)
+    }
+}
+
+extension JSONValue {
+    /// About how many bytes this value's JSON text takes, found without writing it, and
+    /// without recursion (stored documents may be nested deeper than requests).
+    var estimatedSize: Int {
+        var size = 0
+        var pending: [JSONValue] = [self]
+        while let value = pending.popLast() {
+            switch value {
+            case .null, .bool: size += 5
+            case .int, .double: size += 20
+            case .string(let s): size += s.utf8.count + 2
+            case .array(let elements):
+                size += 2 + elements.count
+                pending.append(contentsOf: elements)
+            case .object(let members):
+                size += 2
+                for (key, member) in members {
+                    size += key.utf8.count + 4
+                    pending.append(member)
+                }
+            }
+        }
+        return size
+    }
+}
