@@ -19,6 +19,15 @@ public struct Caller: Sendable, Hashable {
     /// Whether the request presented the hook key (`X-LC-Hook-Key`), which LeanEngine's SDKs
     /// send to skip hooks on purpose.
     public var presentedHookKey = false
+    /// Whether cloud code (a JavaScript or Swift function or hook) makes the request. Cloud code
+    /// reaches none of the host's internal classes, even as master: staging's code, which any
+    /// client runs with `X-LC-Prod: 0`, shares production's database by default, and those
+    /// classes hold production's deploys, secrets, codes and class settings.
+    package var runsCloudCode = false
+    /// Whether the host itself makes the request (its deploy store, upload tokens, codes): the
+    /// only caller that reaches the classes holding deploys and secret variables
+    /// (`Names.deployClasses`). No request a client, a key or a script sends is one.
+    package var actsAsHost = false
 
     /// Whether the caller may name hooks to skip (`__ignore_hooks`): the master key or the hook
     /// key, as LeanCloud allows.
@@ -39,8 +48,13 @@ public struct Caller: Sendable, Hashable {
     /// The id of the user the request acts for.
     public var userId: String? { user?["objectId"]?.stringValue }
 
-    /// The master caller of production, used by the host itself.
-    public static let master = Caller(isMaster: true)
+    /// The master caller of production, used by the host itself (and only by it: a request
+    /// with the master key is a `Caller(isMaster: true)`, which reaches no deploy records).
+    public static let master: Caller = {
+        var caller = Caller(isMaster: true)
+        caller.actsAsHost = true
+        return caller
+    }()
 
     /// The same caller with every hook skipped: the data API's "without hooks".
     public var withoutHooks: Caller {
@@ -55,7 +69,9 @@ public struct Caller: Sendable, Hashable {
     /// own server code, written for this host: it gets the request's rights and asks for more
     /// with `data.asMaster`.
     public var forSwiftCode: Caller {
-        Caller(isMaster: isMaster, environment: environment, user: user, hookDepth: hookDepth)
+        var caller = Caller(isMaster: isMaster, environment: environment, user: user, hookDepth: hookDepth)
+        caller.runsCloudCode = true
+        return caller
     }
 
     /// Who one data call of JavaScript cloud code acts as, as LeanEngine's SDK decides it: each
@@ -64,7 +80,9 @@ public struct Caller: Sendable, Hashable {
     /// LeanEngine is written to that rule, and a promise shared between calls makes "whose step
     /// is running" no identity. Environment and depth are the request's.
     public func forScriptCall(useMasterKey: Bool, user: JSONValue?) -> Caller {
-        Caller(isMaster: useMasterKey, environment: environment, user: useMasterKey ? nil : user, hookDepth: hookDepth)
+        var caller = Caller(isMaster: useMasterKey, environment: environment, user: useMasterKey ? nil : user, hookDepth: hookDepth)
+        caller.runsCloudCode = true
+        return caller
     }
 
     /// The app with no user and no master key, in this caller's environment and depth: what a

@@ -162,29 +162,28 @@ public struct DataService: Sendable {
         return willRun(operation.before, className, caller: caller) || willRun(operation.after, className, caller: caller)
     }
 
-    /// The object with this id, with pointers in `include` resolved; nil when it doesn't exist.
-    ///
-    /// - Throws: 101 when the class itself doesn't exist.
-    public func fetch(
-        _ className: String, id: String, include: [String] = [], caller: Caller
-    ) async throws -> StoredObject? {
-        try checkClassName(className)
-        try await checkIncludes(include, of: className)
-        let storage = storage(for: caller)
-        let access = try await access(for: caller)
-        try await access.check(.get, on: className)
-        // An object the caller may not read is answered as one that doesn't exist.
-        guard let object = try await storage.fetch(className, id: id), access.canRead(object) else {
-            guard try await storage.classExists(className) else { throw Self.classNotFound }
-            return nil
-        }
-        let included = try await IncludeResolver(access: access, budget: .forAnswer(answerLimits))
-            .resolve([try await access.view(object)], paths: include)
-        return try await FileValueResolver(access: access).resolve(included)[0]
+    /// The objects matching a query, with includes resolved, and their count when asked; the
+    /// find hooks run around it, as around every query (see `aroundFindHooks`).
+    public func find(_ query: ObjectQuery, withCount: Bool = false, caller: Caller) async throws -> (
+        objects: [StoredObject], count: Int?
+    ) {
+        let found = try await finding(query, withCount: withCount, caller: caller)
+        return (found.objects, found.count)
     }
 
-    /// The objects matching a query, with includes resolved, and their count when asked.
-    public func find(_ query: ObjectQuery, withCount: Bool = false, caller: Caller) async throws -> (
+    /// `find(_:withCount:caller:)`, answering also the query as `beforeFind` left it (its
+    /// `keys` select what is answered).
+    public func finding(_ query: ObjectQuery, withCount: Bool = false, caller: Caller) async throws -> (
+        query: ObjectQuery, objects: [StoredObject], count: Int?
+    ) {
+        try await aroundFindHooks(query.className, .query(query), counting: withCount, caller: caller) { query in
+            try await read(query, withCount: withCount, caller: caller)
+        }
+    }
+
+    /// The objects matching a query as the caller may see them, hooks aside: only the find hook
+    /// runner calls it, so no query path reads without its hooks.
+    private func read(_ query: ObjectQuery, withCount: Bool, caller: Caller) async throws -> (
         objects: [StoredObject], count: Int?
     ) {
         try checkClassName(query.className)
@@ -237,19 +236,15 @@ public struct DataService: Sendable {
     }
 
     /// The objects matching a query given as its REST parameters in JSON (`where` as an object,
-    /// `order`, `limit`, ...: `ObjectQuery(className:query:)`), running `beforeFind` (which may
-    /// change the parameters) and `afterFind` (which may change the results). The JSON is what
-    /// both hooks see: structured from the client's text once, never printed and parsed again.
+    /// `order`, `limit`, ...: `ObjectQuery(className:query:)`), inside the find hooks. The JSON
+    /// is what both hooks see: structured from the client's text once, never printed and
+    /// parsed again.
     public func find(
         _ className: String, query parameters: [String: JSONValue], withCount: Bool = false, caller: Caller
     ) async throws -> (query: ObjectQuery, objects: [StoredObject], count: Int?) {
-        var event = ObjectEvent(className: className, object: parameters, caller: caller)
-        event = try await runBefore(.beforeFind, event) ?? event
-        let query = try ObjectQuery(className: className, query: event.object)
-        var (objects, count) = try await find(query, withCount: withCount, caller: caller)
-        event.results = objects
-        if let found = try await runBefore(.afterFind, event) { objects = found.results }
-        return (query, objects, count)
+        try await aroundFindHooks(className, .parameters(parameters), counting: withCount, caller: caller) { query in
+            try await read(query, withCount: withCount, caller: caller)
+        }
     }
 
     /// `find(_:query:withCount:caller:)` with the parameters as the text of a URL.
@@ -270,6 +265,10 @@ public struct DataService: Sendable {
             throw DataAPIError(.invalidQuery, "limit must be an integer from 1 to \(ObjectQuery.maxLimit).")
         }
         let storage = storage(for: caller)
+        // The classes holding deploys are no master key's to walk (nor to name in a subquery).
+        let access = try await access(for: caller)
+        try access.checkNotInternal(className)
+        let predicate = try await access.authorized(condition: predicate, of: className)
         guard try await storage.classExists(className) else { throw Self.classNotFound }
         let objects = try await storage.scan(className, predicate: predicate, after: cursor, limit: limit)
         return (objects, objects.count == limit ? objects.last?.objectId : nil)
@@ -303,7 +302,7 @@ public struct DataService: Sendable {
     /// ignored, as LeanCloud ignores it (the JS SDK's suite includes a Number field).
     /// Refuses include paths that aren't key paths, or past the answer limits' count and depth
     /// (102), before anything is fetched.
-    private func checkIncludes(_ paths: [String], of className: String) async throws {
+    func checkIncludes(_ paths: [String], of className: String) async throws {
         guard paths.count <= answerLimits.maxIncludePaths else {
             throw DataAPIError(.invalidQuery, "Too many include paths: at most \(answerLimits.maxIncludePaths).")
         }

@@ -188,8 +188,11 @@ public enum FunctionHostServer {
             }
         ).register(on: router)
         FileDownloads(files: services.files).register(on: router)
+        var tokens = FileUploadTokens(files: services.files)
+        // Upload tokens expire by the host's clock, as lockouts and codes do.
+        tokens.now = configuration.clock
         let fileRoutes = FileRoutes(
-            files: services.files, tokens: FileUploadTokens(files: services.files),
+            files: services.files, tokens: tokens,
             ownersMayDelete: configuration.ownersMayDeleteFiles, publicURL: configuration.publicURL)
         let (accounts, verification) = (services.accounts, services.verification)
         var endpoint = ObjectEndpoint(

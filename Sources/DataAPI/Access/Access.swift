@@ -45,9 +45,18 @@ struct Access: Sendable {
 
     /// Whether the caller may do `action` on the class by its class-level permissions.
     func allows(_ action: ClassAction, on className: String) async throws -> Bool {
+        guard reaches(className) else { return false }
         guard let identities else { return true }
-        if Names.internalClasses.contains(className) { return false }
         return try await settings(of: className).rule(for: action).allows(identities, userId: caller.userId)
+    }
+
+    /// Whether the caller may name a class at all. The host's internal classes are the master
+    /// key's alone, and not cloud code's even as master (staging's code shares production's
+    /// database); the classes holding deploys and secret variables are the host's alone: the
+    /// master key reads them through the deploy API, which masks secrets.
+    func reaches(_ className: String) -> Bool {
+        guard Names.internalClasses.contains(className), !caller.actsAsHost else { return true }
+        return isMaster && !caller.runsCloudCode && !Names.deployClasses.contains(className)
     }
 
     /// Refuses an action the class's permissions don't give the caller (403), or any action
@@ -59,9 +68,14 @@ struct Access: Sendable {
 
     /// The host's own classes (codes, outbox, deploys, settings) are the master key's alone.
     func checkNotInternal(_ className: String) throws(DataAPIError) {
-        if !isMaster, Names.internalClasses.contains(className) {
-            throw DataAPIError(.operationForbidden, "\(className) is read with the master key only.")
+        guard !reaches(className) else { return }
+        if Names.deployClasses.contains(className) {
+            throw DataAPIError(.operationForbidden, "\(className) is the host's own: deploys and variables are read through /1.1/engine.")
         }
+        if caller.runsCloudCode {
+            throw DataAPIError(.operationForbidden, "\(className) is the host's own: cloud code doesn't reach it.")
+        }
+        throw DataAPIError(.operationForbidden, "\(className) is read with the master key only.")
     }
 
     /// LeanCloud's answer to an action its class permissions refuse.
@@ -77,7 +91,12 @@ struct Access: Sendable {
     /// - Throws: 119 for an internal class or a hidden field anywhere in it, 403 for a class
     ///   (the queried one or a subquery's) whose `find` the caller may not do.
     func authorized(_ query: ObjectQuery) async throws -> ObjectQuery {
-        guard !isMaster else { return query }
+        guard !isMaster else {
+            // The master key is bound by no permission, but reaches only the classes it may.
+            try checkNotInternal(query.className)
+            for className in Self.classes(in: query.predicate) { try checkNotInternal(className) }
+            return query
+        }
         var query = query
         for key in query.order { try await checkQueryable(key.key, of: query.className) }
         let predicate = try await authorized(query.predicate, of: query.className)
@@ -87,7 +106,10 @@ struct Access: Sendable {
 
     /// A write's `where` condition checked as a query's, with subqueries restricted.
     func authorized(condition: QueryPredicate?, of className: String) async throws -> QueryPredicate? {
-        guard !isMaster else { return condition }
+        guard !isMaster else {
+            for className in Self.classes(in: condition) { try checkNotInternal(className) }
+            return condition
+        }
         return try await authorized(condition, of: className)
     }
 
@@ -160,6 +182,20 @@ struct Access: Sendable {
         let flags = try await settings(of: className).flags(of: field)
         if Self.alwaysHidden(in: className).contains(field) || flags.hidden || flags.userPrivate {
             throw DataAPIError(.operationForbidden, "Forbidden to query the field \(field).")
+        }
+    }
+
+    /// Every class a condition names: its subqueries' (at any depth) and `$relatedTo` owners.
+    static func classes(in predicate: QueryPredicate?) -> Set<String> {
+        switch predicate {
+        case .and(let parts)?, .or(let parts)?:
+            return parts.reduce(into: []) { $0.formUnion(classes(in: $1)) }
+        case .matchesQuery(_, let subquery, _)?, .matchesKeyInQuery(_, let subquery, _, _)?:
+            return classes(in: subquery.predicate).union([subquery.className])
+        case .relatedTo(let ownerClass, _, _)?:
+            return [ownerClass]
+        default:
+            return []
         }
     }
 

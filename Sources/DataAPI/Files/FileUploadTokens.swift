@@ -109,13 +109,25 @@ package struct FileUploadTokens: Sendable {
 
     /// `fileCallback`: `result: true` confirms an upload (its bytes must have arrived: else 603);
     /// `result: false` gives the token up, and removes the file if its bytes did arrive.
+    ///
+    /// A callback settles its upload once, while the token lives: a confirmed upload is the
+    /// app's file from then on, and a token found again later (or after it expired) is refused
+    /// with 603, so whoever holds an old token can't delete the file it became. Two callbacks
+    /// racing settle it once: the token is claimed with a condition, as the upload claims it.
     public func callback(token: String, succeeded: Bool) async throws {
-        guard let record = try await record(token) else { throw Self.invalid }
+        guard let record = try await record(token), record.fields["settled"] != true,
+            (record.fields["expiresAt"]?.doubleValue ?? 0) > now().timeIntervalSince1970
+        else { throw Self.invalid }
         let uploaded = record.fields["uploaded"] == true
-        if succeeded {
-            guard uploaded else { throw DataAPIError(.invalidCode, "The file's bytes never arrived.") }
-            return
+        if succeeded, !uploaded { throw DataAPIError(.invalidCode, "The file's bytes never arrived.") }
+        do {
+            _ = try await files.data.update(
+                Self.className, id: record.objectId, body: ["settled": true],
+                condition: try QueryPredicate(where: ["settled": ["$ne": true]]), caller: Caller.master.withoutHooks)
+        } catch let error as DataAPIError where error.code == .conditionNotMatched || error.code == .objectNotFound {
+            throw Self.invalid
         }
+        if succeeded { return }
         if uploaded, let id = record.fields["fileId"]?.stringValue {
             let environment = record.fields["environment"]?.stringValue.flatMap(EnvironmentName.init(rawValue:)) ?? .production
             var master = Caller.master

@@ -1,6 +1,8 @@
+import JSON
+
 /// The one place hooks run. Every hooked operation of every path — REST, batch, users,
-/// verification, files, cloud code's data APIs — reaches its hooks through these three
-/// methods, so the questions "is there a hook?", "does this caller skip it?" and "who hears
+/// verification, files, cloud code's data APIs, and every query (`aroundFindHooks`) — reaches
+/// its hooks through these methods, so the questions "is there a hook?", "does this caller skip it?" and "who hears
 /// the write?" are answered once, here, in the way GRDB's records run `willSave`, `aroundSave`
 /// and `didSave` around one object.
 extension DataService {
@@ -37,6 +39,55 @@ extension DataService {
             for listener in listeners { await listener.didWrite(operation.kind, after) }
         }
         return Hooked(value: value, ranBeforeHook: before != nil)
+    }
+
+    /// What a query read shows its find hooks: the REST parameters as the caller sent them, or
+    /// a query that arrived in another form (CQL, a count), shown in its REST form.
+    enum FindRequest: Sendable {
+        case parameters([String: JSONValue])
+        case query(ObjectQuery)
+    }
+
+    /// Runs a query read inside its find hooks. Every query path (REST find and count, `/batch`
+    /// GETs, CQL, cloud code's finds and counts in JavaScript and Swift) comes here, so a hook
+    /// that narrows what a class shows holds whichever way the class is queried.
+    ///
+    /// `beforeFind` gets the query as REST parameters (`where`, `order`, `limit`, ..., and
+    /// `count: 1` for a count) and may change them; `afterFind` gets the rows read and may change
+    /// them. As in Parse Server, where these hooks come from (LeanEngine has none), a count runs
+    /// `beforeFind` (its condition decides what is counted) but no `afterFind` when it reads no
+    /// rows, and a count stays one: a hook may narrow it, never turn it into a listing.
+    func aroundFindHooks(
+        _ className: String, _ request: FindRequest, counting: Bool, caller: Caller,
+        read: (ObjectQuery) async throws -> (objects: [StoredObject], count: Int?)
+    ) async throws -> (query: ObjectQuery, objects: [StoredObject], count: Int?) {
+        var event = ObjectEvent(className: className, object: [:], caller: caller)
+        var query: ObjectQuery
+        switch request {
+        case .parameters(let parameters):
+            event.object = parameters
+            query = try ObjectQuery(className: className, query: parameters)
+        case .query(let asked):
+            query = asked
+            let hooked = willRun(.beforeFind, className, caller: caller) || willRun(.afterFind, className, caller: caller)
+            if hooked {
+                event.object = try asked.parameters()
+                if counting { event.object["count"] = 1 }
+            }
+        }
+        if let changed = try await runBefore(.beforeFind, event) {
+            let countOnly = query.limit == 0
+            event = changed
+            query = try ObjectQuery(className: className, query: event.object)
+            if countOnly { query.limit = 0 }
+        }
+        let result = try await read(query)
+        var objects = result.objects
+        if query.limit > 0 {
+            event.results = objects
+            if let found = try await runBefore(.afterFind, event) { objects = found.results }
+        }
+        return (query, objects, result.count)
     }
 
     /// Whether an operation of this kind would run a hook for the caller: one is registered

@@ -15,6 +15,12 @@ public enum Names {
         "_Captcha", "_MessageSend",
     ]
 
+    /// The internal classes that hold deploys (versions, what each environment runs) and the
+    /// environments' variables, secrets among them: only the host's deploy store reads or writes
+    /// them, through the deploy API (`/1.1/engine/...`, which masks secrets). No data path
+    /// reaches them, not even with the master key.
+    public static let deployClasses: Set<String> = ["_CloudCodeVersion", "_EngineEnvironment"]
+
     /// Fields that carry transport information in request bodies (browser SDKs tunnel method,
     /// keys and session this way); they are never stored.
     public static let transportKeys: Set<String> = [

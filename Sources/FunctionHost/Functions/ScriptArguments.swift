@@ -36,8 +36,9 @@ struct ScriptArguments: Sendable {
         case nil, .null?:
             return [:]
         case .object(var body)?:
-            // The REST routes never store these as fields; neither do scripts. (`__ignore_hooks`
-            // was read into the caller.)
+            // The REST routes never store these as fields; neither do scripts. A skip list in
+            // the data is dropped unread: what a script saves may be a client's params, and
+            // only the code itself (the call's `ignoreHooks`) skips hooks.
             body["fetchWhenSave"] = nil
             body["__ignore_hooks"] = nil
             return body

@@ -64,12 +64,14 @@ struct ScriptDataOperations: Sendable {
                     return .object(query.keys?.apply(to: json) ?? json)
                 })
         case "data.count":
-            var query = try ObjectQuery(className: try arguments.className(), query: arguments.query())
-            // Only the condition counts, as in `GET /classes/{cls}?count=1&limit=0`.
-            query.limit = 0
-            query.skip = 0
-            let count = try await service.find(query, withCount: true, caller: caller).count ?? 0
-            return .int(Int64(count))
+            // Only the condition counts, as in `GET /classes/{cls}?count=1&limit=0`; through the
+            // parameters, so `beforeFind` narrows counts as it narrows finds.
+            var parameters = arguments.query()
+            parameters["limit"] = 0
+            parameters["skip"] = nil
+            parameters["count"] = 1
+            let found = try await service.find(try arguments.className(), query: parameters, withCount: true, caller: caller)
+            return .int(Int64(found.count ?? 0))
         default:
             throw HostCallError(code: 1, message: "Unknown operation '\(operation)'.")
         }

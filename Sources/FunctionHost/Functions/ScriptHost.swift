@@ -49,9 +49,12 @@ struct ScriptHost: SandboxHost {
     /// fills in) acts as master; else `sessionToken` (the SDK sends `{user}`'s) acts as that
     /// user; else the call acts as the app with no user. Never the invocation's own caller:
     /// a promise shared between calls makes one call's code run inside another's step, so
-    /// "whose step is running" is no identity. The hooks named in `__ignore_hooks` are skipped
-    /// (the SDK's `disableBeforeHook()`; the object a hook was given carries it, so saving it
-    /// again runs none of its class's hooks): scripts are the app's own server code.
+    /// "whose step is running" is no identity. The hooks the code chose to skip are skipped
+    /// (the SDK's `ignoreHook()`/`disableBeforeHook()`, sent as the call's `ignoreHooks`; the
+    /// object a hook was given carries it, so saving it again runs none of its class's hooks):
+    /// scripts are the app's own server code, as LeanEngine's carry the hook key. Never the
+    /// data's `__ignore_hooks`: a function that saves the params a client sent would let the
+    /// client pick which validation its write skips.
     private func callerOfCall(_ arguments: JSONValue) async throws(HostCallError) -> Caller {
         let options = arguments["options"]
         let useMasterKey = options?["useMasterKey"]?.boolValue ?? false
@@ -60,7 +63,7 @@ struct ScriptHost: SandboxHost {
             user = try await self.user(token)
         }
         var caller = caller.forScriptCall(useMasterKey: useMasterKey, user: user)
-        for name in arguments["data"]?["__ignore_hooks"]?.arrayValue ?? [] {
+        for name in arguments["ignoreHooks"]?.arrayValue ?? [] {
             if let kind = name.stringValue.flatMap(HookKind.init(rawValue:)) { caller.skippedHooks.insert(kind) }
         }
         return caller

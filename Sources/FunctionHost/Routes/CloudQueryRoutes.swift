@@ -33,9 +33,11 @@ struct CloudQueryRoutes: Sendable {
             pvalues = values
         }
         let statement = try CQLParser.parse(cql, parameters: pvalues)
-        var query = statement.query
-        if !statement.wantsRows { query.limit = 0 }
-        let (objects, count) = try await data.find(query, withCount: statement.wantsCount, caller: caller)
+        var asked = statement.query
+        if !statement.wantsRows { asked.limit = 0 }
+        // The find hooks run as for any query (they see the statement in its REST form): a
+        // class a `beforeFind` narrows is narrowed in CQL too, and its `keys` select the answer.
+        let (query, objects, count) = try await data.finding(asked, withCount: statement.wantsCount, caller: caller)
         let results: [JSONValue] = objects.map { object in
             let json = object.restJSON(includeACL: false)
             return .object(query.keys?.apply(to: json) ?? json)

@@ -131,13 +131,15 @@ extension SDKSource {
             } catch (error) {
               return Promise.reject(error);
             }
-            if (this._flags.ignoreHooks.length) body.__ignore_hooks = this._flags.ignoreHooks.slice();
             var fetchWhenSave = options.fetchWhenSave === true || this._flags.fetchWhenSave;
             if (this.id && Object.keys(sent).length === 0 && !where && !fetchWhenSave) return Promise.resolve(this);
             this._ops = {};
+            // The hooks this code chose to skip travel beside the data, never in it: a field of the
+            // data (a client's params set on the object) names no hook to skip.
+            var ignoreHooks = this._flags.ignoreHooks.slice();
             var request = this.id
-              ? AV._request('data.update', { className: this.className, objectId: this.id, data: body, where: where }, options)
-              : AV._request('data.create', { className: this.className, data: body, fetchWhenSave: fetchWhenSave }, options);
+              ? AV._request('data.update', { className: this.className, objectId: this.id, data: body, where: where, ignoreHooks: ignoreHooks }, options)
+              : AV._request('data.create', { className: this.className, data: body, fetchWhenSave: fetchWhenSave, ignoreHooks: ignoreHooks }, options);
             return request.then(function (json) {
               // The host answers with the whole stored object; changes made during the save stay pending.
               self._applyServer(json, false);
@@ -177,7 +179,7 @@ extension SDKSource {
             } catch (error) {
               return Promise.reject(error);
             }
-            return AV._request('data.delete', { className: this.className, objectId: this.id, where: where }, options)
+            return AV._request('data.delete', { className: this.className, objectId: this.id, where: where, ignoreHooks: this._flags.ignoreHooks.slice() }, options)
               .then(function () { return self; });
           };
 
