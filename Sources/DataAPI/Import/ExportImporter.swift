@@ -198,6 +198,7 @@ package struct ExportImporter {
     static func documentObjects(_ bytes: [UInt8]) -> [JSONValue]? {
         guard let first = bytes.first(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }), first == UInt8(ascii: "[")
             || first == UInt8(ascii: "{"),
+            // Its objects as deep as stored ones may be, inside the array and `results` around them.
             let document = try? JSONValue(parsing: bytes, maxDepth: JSONValue.maxStoredDepth + 2)
         else { return nil }
         switch document {

@@ -1,0 +1,16 @@
+/// How much one answer may carry. A pointer followed by `include` repeats its object wherever it
+/// is pointed to, so an object pointing to itself 40 times multiplies an answer by 40 at each
+/// level: these bound the paths, their depth, and what the answer embeds, before it is built.
+public struct AnswerLimits: Sendable, Hashable {
+    /// The most pointers one include path follows (`a.b.c` follows 3).
+    public var maxIncludeDepth = 10
+    /// The most include paths one query names.
+    public var maxIncludePaths = 50
+    /// The most objects included into one answer, counting each time an object is embedded.
+    public var maxIncludedObjects = 10_000
+    /// The most bytes of objects one answer carries (as JSON, estimated while it is built).
+    public var maxBytes = 64 * 1024 * 1024
+
+    /// The defaults: include depth 10, 50 paths, 10 000 included objects, 64 MB.
+    public init() {}
+}
