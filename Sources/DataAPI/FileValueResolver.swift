@@ -9,7 +9,7 @@ import JSON
 struct FileValueResolver: Sendable {
     let storage: any StorageEngine
     /// The caller's identities; nil for the master key, which reads every file.
-    var identities: [String]?
+    var identities: [Identity]?
 
     /// The `_File` fields a File value carries in answers.
     static let answeredFields = ["name", "url", "mime_type", "metaData", "key", "bucket", "provider", "createdAt", "updatedAt"]

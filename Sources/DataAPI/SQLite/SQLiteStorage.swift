@@ -1,5 +1,6 @@
 internal import GRDB
 import JSON
+package import Logging
 import Synchronization
 
 /// The embedded storage engine: one SQLite file in WAL mode, a table per class, documents as
@@ -26,7 +27,8 @@ package final class SQLiteStorage: StorageEngine {
     ///
     /// `synchronous=NORMAL` in WAL mode keeps every committed write across a process crash
     /// (kill -9); only a power loss can take the last commits, at ~100× the commit rate of FULL.
-    public init(path: String) throws {
+    /// `logger` hears what the database can't do but needn't stop it (`ensureUniqueIndexes`).
+    public init(path: String, logger: Logger = Logger(label: "functionhost.sqlite")) throws {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
@@ -37,6 +39,7 @@ package final class SQLiteStorage: StorageEngine {
         try SQLiteSchema.migrator().migrate(pool)
         let entries = try pool.read { db in try Self.loadCatalog(db) }
         catalog = Mutex(entries)
+        ensureUniqueIndexes(logger: logger)
     }
 
     private static func loadCatalog(_ db: Database) throws -> [String: ClassEntry] {
@@ -97,8 +100,9 @@ package final class SQLiteStorage: StorageEngine {
         } catch let error as DataAPIError {
             throw error
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            // The one unique constraint a write can break: an objectId given by the caller.
-            throw DataAPIError(.duplicateValue, "An object with this objectId already exists.")
+            // A unique field's value taken (`UniqueFields`), else an objectId given by the caller.
+            throw UniqueFields.violation(sqliteMessage: error.message)
+                ?? DataAPIError(.duplicateValue, "An object with this objectId already exists.")
         } catch let error as DatabaseError where error.message == RegexCache.timeout.message {
             // A conditional write's `where` with a `$regex` that ran out of time.
             throw RegexCache.timeout

@@ -25,7 +25,7 @@ struct Databases: Sendable {
             pools.append(pool)
             staging = pool
         } else if let directory = configuration.stagingDataDirectory {
-            staging = try openSQLite(in: directory)
+            staging = try openSQLite(in: directory, logger: logger)
         }
         return Databases(production: production, staging: staging, pools: pools)
     }
@@ -41,15 +41,15 @@ struct Databases: Sendable {
             logger.info("Storage: PostgreSQL at \(database)")
             return pool
         }
-        return try openSQLite(in: dataDirectory)
+        return try openSQLite(in: dataDirectory, logger: logger)
     }
 
     /// The SQLite database under a data directory, its directory 0700 and its files 0600.
-    private static func openSQLite(in directory: String) throws -> SQLiteStorage {
+    private static func openSQLite(in directory: String, logger: Logger) throws -> SQLiteStorage {
         try DataDirectory.prepare(directory)
         let path = HostConfiguration.databasePath(in: directory)
         try DataDirectory.prepareDatabase(at: path)
-        return try SQLiteStorage(path: path)
+        return try SQLiteStorage(path: path, logger: logger)
     }
 
     /// The engine of each environment: production's, and staging's own or production's.
