@@ -76,13 +76,13 @@ public struct DataService: Sendable {
     public func creating(
         _ className: String, body: [String: JSONValue], objectId: String? = nil, caller: Caller
     ) async throws -> Written {
-        try await creating(className, body: body, objectId: objectId, caller: caller, authDataChecked: false)
+        try await creating(className, body: body, objectId: objectId, caller: caller, checkedAuthData: nil)
     }
 
-    /// Creates an object; `authDataChecked` says a user's `authData` was verified already (a
-    /// third-party signup checks it once, before looking its account up).
+    /// Creates an object; `checkedAuthData` is a user's `authData` when it was verified already
+    /// (a third-party signup checks it once, before looking its account up).
     func creating(
-        _ className: String, body: [String: JSONValue], objectId: String?, caller: Caller, authDataChecked: Bool
+        _ className: String, body: [String: JSONValue], objectId: String?, caller: Caller, checkedAuthData: CheckedAuthData?
     ) async throws -> Written {
         try checkWritable(className, id: nil, caller: caller)
         let storage = storage(for: caller)
@@ -98,9 +98,9 @@ public struct DataService: Sendable {
             for (key, value) in fieldDefaults[className] ?? [:] where fields[key] == nil { fields[key] = value }
             // After the hook, which sees the password as the client sent it (as LeanEngine's do).
             if className == "_User" {
-                try await prepareUser(&fields, id: nil, caller: caller, authDataChecked: authDataChecked)
+                try await prepareUser(&fields, id: nil, caller: caller, checkedAuthData: checkedAuthData)
             }
-            if className == "_Role" { try await checkNewRole(fields, caller: caller) }
+            if className == "_Role" { try await checkNewRole(&fields, caller: caller) }
             var changes = try ObjectChanges(body: fields, normalizer: normalizer(for: storage))
             changes.objectId = objectId
             let object = try await storage.create(className, changes: changes)
@@ -129,7 +129,7 @@ public struct DataService: Sendable {
         let hooked = try await aroundHooks(.update, event) { event, hooked in
             var fields = hooked ? Self.writable(event.object) : body
             if className == "_User" { try await prepareUser(&fields, id: id, caller: caller) }
-            if className == "_Role" { try await checkRoleUpdate(fields, id: id, caller: caller) }
+            if className == "_Role" { try await checkRoleUpdate(&fields, id: id, caller: caller) }
             let changes = try ObjectChanges(body: fields, normalizer: normalizer(for: storage))
             let object = try await storage.update(className, id: id, changes: changes, condition: condition)
             let changedKeys = changes.fields.keys.sorted()

@@ -75,8 +75,8 @@ struct ClassSettingsTests {
 
     @Test("Rules decide by identity: everyone, signed-in users, listed users and roles, nobody")
     func rules() {
-        let anonymous = ["*"]
-        let ada = ["*", "ada", "role:editors"]
+        let anonymous: [Identity] = ["*"]
+        let ada: [Identity] = ["*", "ada", "role:editors"]
         #expect(PermissionRule.everyone.allows(anonymous, userId: nil))
         #expect(!PermissionRule.signedInUsers.allows(anonymous, userId: nil))
         #expect(PermissionRule.signedInUsers.allows(ada, userId: "ada"))

@@ -16,7 +16,7 @@ struct Access: Sendable {
     /// Who asks.
     let caller: Caller
     /// The caller's identities (`*`, the user's id, `role:Name`); nil for the master key.
-    let identities: [String]?
+    let identities: [Identity]?
     /// Where objects and settings are read.
     let service: DataService
 

@@ -127,14 +127,16 @@ public enum PermissionRule: Sendable, Hashable {
     /// Any signed-in user (`{"onlySignInUsers": true}`).
     case signedInUsers
     /// These users (by id) and the members of these roles (by name); both empty is the master
-    /// key alone (`{"users": [...], "roles": [...]}`).
-    case listed(users: Set<String>, roles: Set<String>)
+    /// key alone (`{"users": [...], "roles": [...]}`). Sets of `Identity`, which compare as bytes:
+    /// a role whose name only looks like a listed one is not listed.
+    case listed(users: Set<Identity>, roles: Set<Identity>)
 
     /// Nobody but the master key.
     public static let nobody = PermissionRule.listed(users: [], roles: [])
 
     /// Parses LeanCloud's form; `users` and `roles` may be lists or comma-separated strings, as
-    /// exports hold both.
+    /// exports hold both. Names are normalised (`Identity.normalized`) as role names are when a
+    /// role is created, so a list names the role it shows.
     init(json: JSONValue, action: ClassAction) throws(DataAPIError) {
         guard case .object(let members) = json else {
             throw DataAPIError(.malformedJSON, "The \(action.rawValue) permission must be an object.")
@@ -149,19 +151,21 @@ public enum PermissionRule: Sendable, Hashable {
         }
     }
 
-    private static func names(_ value: JSONValue?, action: ClassAction) throws(DataAPIError) -> Set<String> {
+    private static func names(_ value: JSONValue?, action: ClassAction) throws(DataAPIError) -> Set<Identity> {
         switch value {
         case nil, .null?:
             return []
         case .string(let list)?:
-            return Set(list.split(separator: ",").map { $0.trimmingWhitespace }.filter { !$0.isEmpty })
+            return Set(
+                list.split(separator: ",").map { $0.trimmingWhitespace }.filter { !$0.isEmpty }
+                    .map { Identity(Identity.normalized($0)) })
         case .array(let elements)?:
-            var names: Set<String> = []
+            var names: Set<Identity> = []
             for element in elements {
                 guard case .string(let name) = element else {
                     throw DataAPIError(.malformedJSON, "The \(action.rawValue) permission lists names as strings.")
                 }
-                names.insert(name)
+                names.insert(Identity(Identity.normalized(name)))
             }
             return names
         default:
@@ -175,18 +179,21 @@ public enum PermissionRule: Sendable, Hashable {
         case .everyone: return ["*": true]
         case .signedInUsers: return ["onlySignInUsers": true]
         case .listed(let users, let roles):
-            return ["users": .array(users.sorted().map(JSONValue.string)), "roles": .array(roles.sorted().map(JSONValue.string))]
+            return [
+                "users": .array(users.map(\.text).sorted().map(JSONValue.string)),
+                "roles": .array(roles.map(\.text).sorted().map(JSONValue.string)),
+            ]
         }
     }
 
     /// Whether a caller with these identities (`*`, a user id, `role:Name`) may act.
-    func allows(_ identities: [String], userId: String?) -> Bool {
+    func allows(_ identities: [Identity], userId: String?) -> Bool {
         switch self {
         case .everyone: return true
         case .signedInUsers: return userId != nil
         case .listed(let users, let roles):
             return identities.contains { identity in
-                identity.hasPrefix("role:") ? roles.contains(String(identity.dropFirst(5))) : users.contains(identity)
+                identity.roleName.map { roles.contains(Identity($0)) } ?? users.contains(identity)
             }
         }
     }

@@ -6,7 +6,7 @@ extension PostgresQueryCompiler {
             // No ACL reads as public; otherwise one of the caller's identities must have read.
             let grants = identities.map { _ in "doc->'ACL'->(?::text)->'read' = 'true'::jsonb" }
             return SQL(
-                "doc->'ACL' IS NULL" + grants.map { " OR " + $0 }.joined(), identities.map { Optional($0) })
+                "doc->'ACL' IS NULL" + grants.map { " OR " + $0 }.joined(), identities.map { Optional($0.text) })
         case .containsAll(let key, let values):
             // As MongoDB (LeanCloud's store) has it, an empty $all matches nothing.
             if values.isEmpty { return SQL("FALSE") }

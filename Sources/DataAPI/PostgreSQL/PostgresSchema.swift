@@ -87,4 +87,14 @@ enum PostgresSchema {
             "CREATE INDEX IF NOT EXISTS \"\(table)_updated\" ON \"\(table)\" (updated_at)",
         ]
     }
+
+    /// The statement that creates the unique index of a field (`UniqueFields`) on a class's
+    /// table: over its non-empty text values, in the "C" collation (bytes).
+    static func createUniqueIndex(_ field: UniqueFields.Field, table: String) -> String {
+        let text = PostgresQueryCompiler.text(field.name)
+        return """
+            CREATE UNIQUE INDEX IF NOT EXISTS "\(field.indexName(table: table))" ON "\(table)" ((\(text)))
+            WHERE jsonb_typeof(\(PostgresQueryCompiler.json(field.name))) = 'string' AND \(text) <> ''
+            """
+    }
 }

@@ -111,7 +111,9 @@ extension PostgresStorage {
             if underlying is CancellationError { return underlying }
             switch sqlState {
             case "23505":
-                return DataAPIError(.duplicateValue, "An object with this objectId already exists.")
+                // A unique field's value taken (`UniqueFields`), else an objectId given by the caller.
+                return (underlying as? PSQLError)?.serverInfo?[.constraintName].flatMap(UniqueFields.violation(ofIndex:))
+                    ?? DataAPIError(.duplicateValue, "An object with this objectId already exists.")
             case "22P05", "22021":
                 return DataAPIError(.incorrectType, "PostgreSQL can't store this text (a NUL character, \\u0000).")
             case "2201B":

@@ -203,6 +203,9 @@ extension PostgresStorage {
         }
         let table = "o_\(id)"
         for statement in PostgresSchema.createClassTable(table) { try await connection.run(SQL(statement)) }
+        for field in UniqueFields.fields(of: className) {
+            try await connection.run(SQL(PostgresSchema.createUniqueIndex(field, table: table)))
+        }
         return ClassEntry(table: table, fields: [:])
     }
 

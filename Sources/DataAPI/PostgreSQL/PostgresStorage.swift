@@ -62,6 +62,7 @@ package final class PostgresStorage: StorageEngine {
             try await migrate(schema: location.schema)
             let entries = try await loadCatalog()
             catalog.withLock { $0 = entries }
+            await ensureUniqueIndexes()
         } catch {
             await close()
             throw error

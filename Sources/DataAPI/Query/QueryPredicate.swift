@@ -34,8 +34,9 @@ public indirect enum QueryPredicate: Sendable, Hashable {
     /// The GeoPoint at `key` lies in a polygon (`$geoWithin: {$polygon: [...]}`).
     case withinPolygon(key: String, [GeoPoint])
     /// The object's ACL lets one of these identities (`*`, a user id, `role:Name`) read it, or it
-    /// has no ACL. Added by the data service, never parsed from a client's `where`.
-    case readableBy([String])
+    /// has no ACL. Added by the data service, never parsed from a client's `where`; the engines
+    /// compare the ACL's keys with them as bytes, as `ACLCheck` does.
+    case readableBy([Identity])
 }
 
 /// A query nested in a condition: a class and a condition (no order, window or includes).

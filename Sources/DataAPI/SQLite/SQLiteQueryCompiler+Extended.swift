@@ -10,7 +10,7 @@ extension SQLiteQueryCompiler {
             return Fragment(
                 sql: "(json_type(doc, '$.ACL') IS NULL OR EXISTS (SELECT 1 FROM json_each(doc, '$.ACL') AS a "
                     + "WHERE a.key IN (\(marks)) AND json_extract(a.value, '$.read') = 1))",
-                arguments: identities.map { $0.databaseValue })
+                arguments: identities.map { $0.text.databaseValue })
         case .containsAll(let key, let values):
             // As MongoDB (LeanCloud's store) has it, an empty $all matches nothing.
             if values.isEmpty { return Fragment(sql: "0") }

@@ -49,4 +49,14 @@ enum SQLiteSchema {
         CREATE INDEX "\(table)_updated" ON "\(table)" (updated_at);
         """
     }
+
+    /// The statement that creates the unique index of a field (`UniqueFields`) on a class's
+    /// table: over its non-empty text values, which SQLite compares as bytes.
+    static func createUniqueIndex(_ field: UniqueFields.Field, table: String) -> String {
+        let path = SQLiteQueryCompiler.path(field.name)
+        return """
+            CREATE UNIQUE INDEX IF NOT EXISTS "\(field.indexName(table: table))" ON "\(table)" (json_extract(doc, \(path)))
+            WHERE json_type(doc, \(path)) = 'text' AND json_extract(doc, \(path)) <> ''
+            """
+    }
 }

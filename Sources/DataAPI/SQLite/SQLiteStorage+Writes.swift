@@ -75,8 +75,11 @@ extension SQLiteStorage {
             if !objects.isEmpty || !fieldTypes.isEmpty {
                 let entry = try self.entry(className, db) ?? self.createClass(className, db)
                 table = entry.table
+                // An object imported already is skipped (an import runs again where it stopped);
+                // one whose username or role name another holds fails, as PostgreSQL's does,
+                // rather than being dropped without a word (`OR IGNORE` would skip it).
                 let insert = try db.cachedStatement(
-                    sql: "INSERT OR IGNORE INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?)")
+                    sql: "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING")
                 for object in objects {
                     let document = String(decoding: JSONValue.object(object.fields).jsonBytes, as: UTF8.self)
                     try insert.execute(arguments: [object.objectId, object.createdAt, object.updatedAt, document])
@@ -119,6 +122,9 @@ extension SQLiteStorage {
         try db.execute(sql: "INSERT INTO classes (name, created_at) VALUES (?, ?)", arguments: [className, now])
         let table = "o_\(db.lastInsertedRowID)"
         try db.execute(sql: SQLiteSchema.createClassTable(table))
+        for field in UniqueFields.fields(of: className) {
+            try db.execute(sql: SQLiteSchema.createUniqueIndex(field, table: table))
+        }
         return ClassEntry(table: table, fields: [:])
     }
 

@@ -1,5 +1,6 @@
 internal import GRDB
 import JSON
+package import Logging
 import Synchronization
 
 /// The embedded storage engine: one SQLite file in WAL mode, a table per class, documents as
@@ -29,8 +30,12 @@ package final class SQLiteStorage: StorageEngine {
     /// `synchronous=NORMAL` in WAL mode keeps every committed write across a process crash
     /// (kill -9); only a power loss can take the last commits, at ~100× the commit rate of FULL.
     ///
-    /// - Parameter budget: how long each read or write may run before it is stopped (124).
-    public init(path: String, budget: StatementBudget = StatementBudget()) throws {
+    /// - Parameters:
+    ///   - budget: how long each read or write may run before it is stopped (124).
+    ///   - logger: hears what the database can't do but needn't stop it (`ensureUniqueIndexes`).
+    public init(
+        path: String, budget: StatementBudget = StatementBudget(), logger: Logger = Logger(label: "functionhost.sqlite")
+    ) throws {
         self.budget = budget
         var configuration = Configuration()
         configuration.prepareDatabase { db in
@@ -42,6 +47,7 @@ package final class SQLiteStorage: StorageEngine {
         try SQLiteSchema.migrator().migrate(pool)
         let entries = try pool.read { db in try Self.loadCatalog(db) }
         catalog = Mutex(entries)
+        ensureUniqueIndexes(logger: logger)
     }
 
     private static func loadCatalog(_ db: Database) throws -> [String: ClassEntry] {
@@ -104,8 +110,9 @@ package final class SQLiteStorage: StorageEngine {
         } catch let error as DataAPIError {
             throw error
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            // The one unique constraint a write can break: an objectId given by the caller.
-            throw DataAPIError(.duplicateValue, "An object with this objectId already exists.")
+            // A unique field's value taken (`UniqueFields`), else an objectId given by the caller.
+            throw UniqueFields.violation(sqliteMessage: error.message)
+                ?? DataAPIError(.duplicateValue, "An object with this objectId already exists.")
         } catch let error as DatabaseError where error.message == RegexCache.timeout.message {
             // A conditional write's `where` with a `$regex` that ran out of time.
             throw RegexCache.timeout

@@ -13,9 +13,12 @@ enum ACLCheck {
     static let writeRefused = DataAPIError(.operationForbidden, "Forbidden to write this object: its ACL doesn't allow it.")
 
     /// Whether one of `identities` holds `permission` on `object`.
-    static func allows(_ object: StoredObject, _ permission: Permission, to identities: [String]) -> Bool {
+    ///
+    /// The ACL's keys are compared as bytes: looking an identity up in the ACL's dictionary
+    /// would find a key that is only canonically equivalent to it (Swift's `String` hashing).
+    static func allows(_ object: StoredObject, _ permission: Permission, to identities: [Identity]) -> Bool {
         guard case .object(let acl)? = object.fields["ACL"] else { return true }
-        return identities.contains { acl[$0]?[permission.rawValue] == true }
+        return acl.contains { key, rights in rights[permission.rawValue] == true && identities.contains(Identity(key)) }
     }
 }
 
@@ -24,10 +27,12 @@ extension DataService {
     /// each role that has the user, directly or through child roles (a role's privileges go to
     /// the members of the roles in its `roles` relation). Nil for the master key, which
     /// bypasses ACLs.
-    func identities(of caller: Caller) async throws -> [String]? {
+    /// Role names are taken as stored: a name stored before names were normalised is its own
+    /// identity, never the one it looks like.
+    func identities(of caller: Caller) async throws -> [Identity]? {
         if caller.isMaster { return nil }
-        guard let userId = caller.userId else { return ["*"] }
-        var identities = ["*", userId]
+        guard let userId = caller.userId else { return [.everyone] }
+        var identities: [Identity] = [.everyone, Identity(userId)]
         let storage = storage(for: caller)
         guard try await storage.classExists("_Role") else { return identities }
         var seen: Set<String> = []
@@ -36,7 +41,7 @@ extension DataService {
         for _ in 0..<16 where !frontier.isEmpty {
             var next: [StoredObject] = []
             for role in frontier where seen.insert(role.objectId).inserted {
-                if let name = role.fields["name"]?.stringValue { identities.append("role:" + name) }
+                if let name = role.fields["name"]?.stringValue { identities.append(.role(name)) }
                 next += try await roles(in: storage, where: ["roles": ["__type": "Pointer", "className": "_Role", "objectId": .string(role.objectId)]])
             }
             frontier = next

@@ -10,6 +10,7 @@ public import JSON
 /// (`verifiers`, e.g. `AppleIDVerifier` for `lc_apple`); or the operator chose to trust it
 /// unverified (`trustsUnverified`, `--trust-unverified-auth-data`). Anything else is refused
 /// with 251. The master key, unlinking (`{provider: null}`) and `anonymous` need no proof.
+/// What vouches for an entry's UnionID is stricter (`CheckedAuthData`).
 public struct AuthDataVerification: Sendable {
     /// The providers trusted without any check.
     public enum Trust: Sendable, Equatable {
@@ -32,14 +33,8 @@ public struct AuthDataVerification: Sendable {
             switch self {
             case .none: return false
             case .all: return true
-            case .providers(let names): return names.contains(provider) || Self.platform(of: provider).map(names.contains) == true
+            case .providers(let names): return names.contains(provider) || UnionID.platform(ofMarker: provider).map(names.contains) == true
             }
-        }
-
-        /// `weixin` for the main-account key `_weixin_unionid`; nil for any other key.
-        private static func platform(of provider: String) -> String? {
-            guard provider.hasPrefix("_"), provider.hasSuffix("_unionid"), provider.count > "__unionid".count else { return nil }
-            return String(provider.dropFirst().dropLast("_unionid".count))
         }
     }
 
@@ -58,26 +53,52 @@ public struct AuthDataVerification: Sendable {
     static let selfProving: Set<String> = ["anonymous"]
 
     /// Refuses (251) the first provider nothing vouches for; unlinked ones (`null`) pass.
-    func check(_ providers: [String: JSONValue]) throws {
+    /// Returns the providers whose UnionID is vouched for (see `CheckedAuthData`).
+    func check(_ providers: [String: JSONValue]) throws -> Set<String> {
+        var vouched: Set<String> = []
         for (provider, entry) in providers.sorted(by: { $0.key < $1.key }) where entry != .null {
             if Self.selfProving.contains(provider) { continue }
+            var provesUnionID = false
             if let verifier = verifiers[provider] {
                 do {
                     try verifier.verify(entry, at: now())
                 } catch {
                     throw Self.refusal(provider, error.message)
                 }
+                provesUnionID = verifier.provesUnionID
             } else if !trustsUnverified.covers(provider) {
                 throw Self.refusal(
                     provider,
                     "no onAuthData hook or built-in verifier checks it. Register an onAuthData hook that verifies it, or start the server with --trust-unverified-auth-data \(provider) to trust it unverified.")
             }
             // A UnionID finds its platform's main account, whoever that is: a verifier that
-            // proved the openid proved nothing about it, so the platform must be trusted itself.
-            if let union = try UnionID(entry: entry), !trustsUnverified.covers(union.platform) {
+            // proved the openid proved nothing about it, unless it proves the UnionID too; else
+            // the platform must be trusted itself.
+            guard let union = try UnionID(entry: entry) else { continue }
+            guard provesUnionID || trustsUnverified.covers(union.platform) else {
                 throw Self.refusal(
                     provider,
                     "its UnionID on \(union.platform) isn't verified. Register an onAuthData hook that verifies it, or start the server with --trust-unverified-auth-data \(union.platform).")
+            }
+            vouched.insert(provider)
+        }
+        return vouched
+    }
+
+    /// Refuses (251), before any hook sees them, the entries of a client's request that nothing
+    /// can vouch for: an `anonymous` entry carrying a UnionID (the client made its id up), and a
+    /// main-account marker (`_weixin_unionid`) the request sets itself, which would log in, or
+    /// claim, that UnionID's main account directly. Only the server writes markers, from
+    /// vouched entries; the operator's trust of a platform unverified admits its markers too.
+    func refuseUnvouchable(_ providers: [String: JSONValue]) throws {
+        for (provider, entry) in providers.sorted(by: { $0.key < $1.key }) where entry != .null {
+            if Self.selfProving.contains(provider), try UnionID(entry: entry) != nil {
+                throw Self.refusal(provider, "an anonymous account has no UnionID.")
+            }
+            if let platform = UnionID.platform(ofMarker: provider), !trustsUnverified.covers(platform) {
+                throw Self.refusal(
+                    provider,
+                    "the main account of a UnionID is marked by the server, from a verified \(platform) account.")
             }
         }
     }
@@ -101,6 +122,17 @@ public protocol AuthDataVerifier: Sendable {
     /// - Throws: `DataAPIError` 251 whose message says what is wrong with it (a sentence
     ///   `AuthDataVerification.refusal(_:)` makes, which names the provider when it is passed on).
     func verify(_ entry: JSONValue, at time: Date) throws(DataAPIError)
+
+    /// Whether an entry `verify` accepted has its `unionid` and `platform` proven too (a proof
+    /// the platform signed over the UnionID, say), so that its UnionID may log in, or claim, the
+    /// UnionID's main account (`CheckedAuthData`). False unless a verifier says so: proving an
+    /// openid proves nothing about a UnionID written next to it.
+    var provesUnionID: Bool { get }
+}
+
+extension AuthDataVerifier {
+    /// False: a verifier proves the account it checks, not a UnionID next to it.
+    public var provesUnionID: Bool { false }
 }
 
 extension DataAPIError.Code {

@@ -15,9 +15,9 @@ extension DataService {
     public static let hiddenUserFields: Set<String> = ["password", "sessionToken", "_failedLogins", "_loginAttempts", "salt"]
 
     /// Checks and completes the body of a `_User` write. `id` is nil for a signup;
-    /// `authDataChecked` says its `authData` was verified already.
+    /// `checkedAuthData` is its `authData` when it was verified already.
     func prepareUser(
-        _ body: inout [String: JSONValue], id: String?, caller: Caller, authDataChecked: Bool = false
+        _ body: inout [String: JSONValue], id: String?, caller: Caller, checkedAuthData: CheckedAuthData? = nil
     ) async throws {
         if !caller.isMaster {
             for field in Self.managedUserFields where body[field] != nil {
@@ -25,7 +25,10 @@ extension DataService {
             }
         }
         Self.foldProviderKeys(&body)
-        let hasAuthData = try await prepareAuthData(&body, id: id, caller: caller, checked: authDataChecked)
+        // A username is an identity: stored in its normal form, so that a canonically
+        // equivalent spelling is the same username (taken, 202) rather than a look-alike account.
+        if case .string(let username)? = body["username"] { body["username"] = .string(Identity.normalized(username)) }
+        let hasAuthData = try await prepareAuthData(&body, id: id, caller: caller, checked: checkedAuthData)
         try await resetVerification(&body, id: id, caller: caller)
         if id == nil {
             // A user signing up with a third-party account (or anonymously) gets a username.
@@ -66,19 +69,17 @@ extension DataService {
         return String((0..<25).map { _ in alphabet[Int(generator.next(upperBound: UInt(alphabet.count)))] })
     }
 
+    /// Refuses a username, email or phone number another user holds, with its usual code. Only
+    /// the first answer: two concurrent writes both pass this, and the unique index of each
+    /// field (`UniqueFields`) refuses the second with the same code.
     private func checkUnique(_ body: [String: JSONValue], except id: String?, in storage: any StorageEngine) async throws {
-        let rules: [(String, DataAPIError.Code, String)] = [
-            ("username", .usernameTaken, "Username has already been taken."),
-            ("email", .emailTaken, "Email has already been taken."),
-            ("mobilePhoneNumber", .mobilePhoneTaken, "Mobile phone number has already been taken."),
-        ]
         guard try await storage.classExists("_User") else { return }
-        for (field, code, message) in rules {
-            guard let value = body[field], value.stringValue?.isEmpty == false else { continue }
+        for field in UniqueFields.fields(of: "_User") {
+            guard let value = body[field.name], value.stringValue?.isEmpty == false else { continue }
             var query = ObjectQuery(className: "_User", limit: 2)
-            query.predicate = try QueryPredicate(where: [field: value])
+            query.predicate = try QueryPredicate(where: [field.name: value])
             let holders = try await storage.find(query).filter { $0.objectId != id }
-            if !holders.isEmpty { throw DataAPIError(code, message) }
+            if !holders.isEmpty { throw field.taken }
         }
     }
 
@@ -104,19 +105,25 @@ extension DataService {
         return nil
     }
 
-    /// Checks `authData` (`{provider: {uid|openid|id, ...}}`), marks a UnionID main account
-    /// (`UnionID.markingMainAccounts`), merges it into the user's existing providers on an
-    /// update (`{provider: null}` unlinks one), and refuses an account or UnionID already
-    /// linked to another user (137). Returns whether the body carries authData.
+    /// Checks `authData` (`{provider: {uid|openid|id, ...}}`), marks a vouched UnionID's main
+    /// account (`CheckedAuthData.markingMainAccounts`), merges it into the user's existing
+    /// providers on an update (`{provider: null}` unlinks one), and refuses an account or
+    /// UnionID already linked to another user (137). Returns whether the body carries authData.
     private func prepareAuthData(
-        _ body: inout [String: JSONValue], id: String?, caller: Caller, checked: Bool
+        _ body: inout [String: JSONValue], id: String?, caller: Caller, checked: CheckedAuthData?
     ) async throws -> Bool {
         guard let value = body["authData"] else { return false }
         guard case .object(var providers) = value else {
             throw DataAPIError(.incorrectType, "authData must be an object of providers.")
         }
-        if !checked { providers = try await checkAuthData(providers, caller: caller) }
-        providers = try UnionID.markingMainAccounts(providers)
+        let vouching: CheckedAuthData
+        if let checked {
+            vouching = checked
+        } else {
+            vouching = try await checkAuthData(providers, caller: caller)
+            providers = vouching.providers
+        }
+        providers = try vouching.markingMainAccounts(providers)
         let storage = storage(for: caller)
         var merged: [String: JSONValue] = [:]
         if let id, case .object(let stored)? = try await storage.fetch("_User", id: id)?.fields["authData"] { merged = stored }
@@ -155,16 +162,23 @@ extension DataService {
     /// The master key writes what it likes (it is the operator). A caller that skips
     /// `onAuthData` is trusted too: only the master key, the hook key or the app's own cloud code
     /// can ask for that, and the server does it once it has checked the providers itself.
-    public func checkAuthData(_ providers: [String: JSONValue], caller: Caller) async throws -> [String: JSONValue] {
+    ///
+    /// Which entries' UnionIDs may then be followed or claimed is `CheckedAuthData`'s rule: what
+    /// the trusted caller or the hook handed over, or what a verifier or the operator's trust
+    /// of the platform vouches for; never `anonymous`. A client's entries nothing could vouch
+    /// for are refused before the hook sees them (`AuthDataVerification.refuseUnvouchable`).
+    public func checkAuthData(_ providers: [String: JSONValue], caller: Caller) async throws -> CheckedAuthData {
+        let trusted = caller.isMaster || caller.skippedHooks.contains(.onAuthData)
+        if !trusted { try authDataVerification.refuseUnvouchable(providers) }
         let asked = ObjectEvent(className: "_User", object: ["authData": .object(providers)], caller: caller)
         guard let event = try await runBefore(.onAuthData, asked) else {
-            if !caller.isMaster, !caller.skippedHooks.contains(.onAuthData) { try authDataVerification.check(providers) }
-            return providers
+            if trusted { return CheckedAuthData(vouchingAll: providers) }
+            return CheckedAuthData(providers: providers, vouchedUnionIDs: try authDataVerification.check(providers))
         }
         guard case .object(let checked)? = event.object["authData"] else {
             throw DataAPIError(.incorrectType, "The onAuthData hook must give back an object of providers.")
         }
-        return checked
+        return CheckedAuthData(vouchingAll: checked)
     }
 
     /// A new user's email and phone start unverified, and so does an address or number a user

@@ -5,7 +5,8 @@ package import JSON
 /// own provider key with its own openid. `{"weixin_app": {"openid": "o1", "unionid": "u1",
 /// "platform": "weixin", "main_account": true}}` names UnionID `u1` on platform `weixin`; the
 /// user that holds `authData._weixin_unionid.uid == "u1"` is that UnionID's main account, and
-/// a login with the same UnionID and platform under another provider key finds it.
+/// a login with the same UnionID and platform under another provider key finds it. Only a
+/// UnionID something vouched for is followed or claimed (`CheckedAuthData`).
 package struct UnionID: Sendable, Equatable {
     /// The UnionID itself.
     public let id: String
@@ -38,14 +39,10 @@ package struct UnionID: Sendable, Equatable {
     /// The entry stored under `key`: `{"uid": <UnionID>}`.
     public var entry: JSONValue { ["uid": .string(id)] }
 
-    /// `providers` with the main-account marker added for each entry that asks to be the main
-    /// account (`main_account: true`) and doesn't carry one already.
-    public static func markingMainAccounts(_ providers: [String: JSONValue]) throws -> [String: JSONValue] {
-        var marked = providers
-        for (_, data) in providers {
-            guard let union = try UnionID(entry: data), union.isMainAccount, marked[union.key] == nil else { continue }
-            marked[union.key] = union.entry
-        }
-        return marked
+    /// The platform of a main-account marker key (`weixin` for `_weixin_unionid`); nil for any
+    /// other key.
+    static func platform(ofMarker key: String) -> String? {
+        guard key.hasPrefix("_"), key.hasSuffix("_unionid"), key.count > "__unionid".count else { return nil }
+        return String(key.dropFirst().dropLast("_unionid".count))
     }
 }

@@ -21,9 +21,9 @@ extension UserAccounts {
         if let user = try await logIn(authData: checked, caller: caller) { return .loggedIn(user) }
         if failOnNotExist { throw DataAPIError(.userNotFound, "Could not find user.") }
         var body = body
-        body["authData"] = .object(checked)
+        body["authData"] = .object(checked.providers)
         return .signedUp(
-            try await data.creating("_User", body: body, objectId: nil, caller: caller, authDataChecked: true))
+            try await data.creating("_User", body: body, objectId: nil, caller: caller, checkedAuthData: checked))
     }
 
     /// LeanCloud's `loginWithAuthData`: the user an `authData` names, logged in; nil when no
@@ -33,12 +33,14 @@ extension UserAccounts {
     /// account of the entry's UnionID on its platform first (the entry is then added to it,
     /// unless another user holds it), else the user holding `authData.<provider>.<uid>` (marked
     /// as the UnionID's main account when the entry asks to be). A UnionID matches only on its
-    /// own platform: `_qq_unionid` is never looked up for a `weixin` entry.
-    public func logIn(authData: [String: JSONValue], caller: Caller = .master) async throws -> JSONValue? {
-        for (provider, entry) in authData.sorted(by: { $0.key < $1.key }) {
+    /// own platform: `_qq_unionid` is never looked up for a `weixin` entry. Only a UnionID
+    /// something vouched for is followed or marked (`CheckedAuthData`); another entry is looked
+    /// up by its own id alone.
+    public func logIn(authData checked: CheckedAuthData, caller: Caller = .master) async throws -> JSONValue? {
+        for (provider, entry) in checked.providers.sorted(by: { $0.key < $1.key }) {
             guard let (key, uid) = DataService.authDataIdentity(entry) else { continue }
             let holder = try await data.user(where: "authData.\(provider).\(key)", equals: uid, in: caller.environment)
-            let union = try UnionID(entry: entry)
+            let union = try checked.unionID(of: provider, entry: entry)
             // The main account comes first, so a developer's new app reaches it even where an
             // older account of that app holds the same openid (LeanCloud's migration story).
             if let union, let main = try await data.user(where: "authData.\(union.key).uid", equals: union.id, in: caller.environment) {

@@ -51,7 +51,7 @@ public struct UserAccounts: Sendable {
         else {
             throw DataAPIError(.usernameMissing, "Username is missing or empty.")
         }
-        guard let user = try await data.user(where: field, equals: value, in: caller.environment) else {
+        guard let user = try await user(where: field, equals: value, caller: caller) else {
             throw DataAPIError(.userNotFound, "Could not find user.")
         }
         try await beginAttempt(on: user, caller: caller)
@@ -82,6 +82,16 @@ public struct UserAccounts: Sendable {
         // so that environment's beforeSave and afterSave hooks of _User run.
         let user = try await data.create("_User", body: body, caller: caller.asServer())
         return (try await withSession(user, caller: caller), true)
+    }
+
+    /// The user a password login names. Usernames are stored normalised, so the typed one is
+    /// looked up normalised (another spelling of the same name finds it); a username stored
+    /// before names were normalised is still found by its exact bytes.
+    private func user(where field: String, equals value: String, caller: Caller) async throws -> StoredObject? {
+        guard field == "username" else { return try await data.user(where: field, equals: value, in: caller.environment) }
+        let normalized = Identity.normalized(value)
+        if let user = try await data.user(where: field, equals: normalized, in: caller.environment) { return user }
+        return Identity(normalized) == Identity(value) ? nil : try await data.user(where: field, equals: value, in: caller.environment)
     }
 
     /// A login with an SMS code: a wrong code counts as a failed login, as a wrong password does.

@@ -26,7 +26,7 @@ struct Databases: Sendable {
             pools.append(pool)
             staging = pool
         } else if let directory = configuration.stagingDataDirectory {
-            staging = try openSQLite(in: directory, budget: budget)
+            staging = try openSQLite(in: directory, budget: budget, logger: logger)
         }
         return Databases(production: production, staging: staging, pools: pools)
     }
@@ -42,15 +42,15 @@ struct Databases: Sendable {
             logger.info("Storage: PostgreSQL at \(database)")
             return pool
         }
-        return try openSQLite(in: dataDirectory, budget: budget)
+        return try openSQLite(in: dataDirectory, budget: budget, logger: logger)
     }
 
     /// The SQLite database under a data directory, its directory 0700 and its files 0600.
-    private static func openSQLite(in directory: String, budget: StatementBudget) throws -> SQLiteStorage {
+    private static func openSQLite(in directory: String, budget: StatementBudget, logger: Logger) throws -> SQLiteStorage {
         try DataDirectory.prepare(directory)
         let path = HostConfiguration.databasePath(in: directory)
         try DataDirectory.prepareDatabase(at: path)
-        return try SQLiteStorage(path: path, budget: budget)
+        return try SQLiteStorage(path: path, budget: budget, logger: logger)
     }
 
     /// The engine of each environment: production's, and staging's own or production's.

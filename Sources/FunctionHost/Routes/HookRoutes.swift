@@ -63,7 +63,7 @@ struct HookRoutes: Sendable {
                 throw HostError(status: .badRequest, code: 107, message: "An onAuthData call needs authData.")
             }
             try checkRegistered(kind, className, caller: caller, name: name)
-            return JSONResponse(["result": .object(try await data.checkAuthData(providers, caller: caller))])
+            return JSONResponse(["result": .object(try await data.checkAuthData(providers, caller: caller).providers)])
         }
         guard case .object(var object)? = body["object"] else {
             throw HostError(status: .badRequest, code: 107, message: "A hook call needs an object.")
