@@ -1,0 +1,201 @@
+import Synchronization
+
+/// Hands the workers of one `CloudCode` to calls so that no function, and no client of a
+/// function, takes more than its share: a script looping until its CPU limit holds only
+/// workers of its own, and calls of other functions still find one free.
+///
+/// A worker is leased to one function and one client at a time (the lease's `key`); calls with
+/// the same key share it, interleaving their steps as before (a call awaiting the database
+/// holds no thread), and join it only while its current step isn't stuck. A call that needs a
+/// worker of its own gets one when its function holds less than its share (half the pool at
+/// most, less while other functions are busy too), its client less than half of that, and,
+/// unless its function holds none yet, one worker stays free for a function that holds none.
+/// Otherwise it waits in line; the line is served fairly (the function holding fewest workers
+/// first), and bounded in length and in time.
+final class WorkerScheduler: Sendable {
+    /// Who a worker serves: one function, for one client (nil: a client that can't be told apart).
+    struct Key: Hashable, Sendable {
+        var function: String
+        var client: String?
+    }
+
+    /// A waiter to wake, with the worker it got or why it got none.
+    private typealias Grant = (CheckedContinuation<Result<Int, ScriptError>, Never>, Result<Int, ScriptError>)
+
+    private struct Waiter {
+        var ticket: Int
+        var key: Key
+        var giveUp: ContinuousClock.Instant
+        var deadline: ContinuousClock.Instant
+        var continuation: CheckedContinuation<Result<Int, ScriptError>, Never>
+    }
+
+    private struct Lease {
+        var key: Key
+        /// Calls running on the worker under this lease.
+        var calls: Int
+    }
+
+    private struct State {
+        /// Workers started and leased to no one.
+        var idle: [Int] = []
+        /// Workers started so far; the next one started gets this index.
+        var started = 0
+        var leases: [Int: Lease] = [:]
+        var waiting: [Waiter] = []
+        var nextTicket = 0
+    }
+
+    private let pool: CloudCode.Pool
+    private let state = Mutex(State())
+    /// Whether worker `index` is running a step past the stuck threshold.
+    private let isStuck: @Sendable (Int) -> Bool
+
+    init(pool: CloudCode.Pool, isStuck: @escaping @Sendable (Int) -> Bool) {
+        self.pool = pool
+        self.isStuck = isStuck
+    }
+
+    /// Workers started so far (started on demand, up to the pool's size).
+    var startedWorkers: Int { state.withLock { $0.started } }
+
+    /// Workers leased to `function` now.
+    func workers(of function: String) -> Int {
+        state.withLock { $0.leases.values.filter { $0.key.function == function }.count }
+    }
+
+    /// Calls of `function` waiting in line.
+    func waiting(for function: String) -> Int {
+        state.withLock { $0.waiting.filter { $0.key.function == function }.count }
+    }
+
+    /// The worker a call with `key` runs on; waits in line while its share is used. Fails with
+    /// `.busy` when the line is full or the wait passes the pool's bound, `.timeout` when the
+    /// call's deadline passes first.
+    func acquire(_ key: Key, deadline: ContinuousClock.Instant) async -> Result<Int, ScriptError> {
+        let giveUp = min(deadline, .now + pool.queueWait)
+        return await withCheckedContinuation { continuation in
+            let granted = state.withLock { state -> [Grant] in
+                if let worker = join(key, &state) { return [(continuation, .success(worker))] }
+                state.nextTicket += 1
+                let ticket = state.nextTicket
+                state.waiting.append(Waiter(ticket: ticket, key: key, giveUp: giveUp, deadline: deadline, continuation: continuation))
+                var granted = dispatch(&state)
+                // Not served at once, and the function's line is full: refused now, not later.
+                if let index = state.waiting.firstIndex(where: { $0.ticket == ticket }),
+                    state.waiting.lazy.filter({ $0.key.function == key.function }).count > pool.queueLength
+                {
+                    granted.append((state.waiting.remove(at: index).continuation, .failure(Self.busy(key.function))))
+                }
+                return granted
+            }
+            for (waiter, result) in granted { waiter.resume(returning: result) }
+        }
+    }
+
+    /// Ends a call's hold on `worker`; the last call of a lease frees the worker. Called from
+    /// the worker's own thread, after the step running when the call ended has finished.
+    func release(_ worker: Int) {
+        let granted = state.withLock { state -> [Grant] in
+            guard var lease = state.leases[worker] else { return [] }
+            lease.calls -= 1
+            if lease.calls > 0 {
+                state.leases[worker] = lease
+            } else {
+                state.leases[worker] = nil
+                state.idle.append(worker)
+            }
+            return dispatch(&state)
+        }
+        for (waiter, result) in granted { waiter.resume(returning: result) }
+    }
+
+    /// Refuses the waiters past their wait, and serves any waiter a worker that stopped being
+    /// stuck can take now. Called by the sweeper every few milliseconds.
+    func sweep(now: ContinuousClock.Instant) {
+        let ended = state.withLock { state -> [Grant] in
+            var ended: [Grant] = []
+            state.waiting.removeAll { waiter in
+                guard waiter.giveUp <= now else { return false }
+                let error =
+                    waiter.deadline <= now
+                    ? ScriptError(.timeout, "The call ran past its deadline waiting for a worker.") : Self.busy(waiter.key.function)
+                ended.append((waiter.continuation, .failure(error)))
+                return true
+            }
+            return ended + dispatch(&state)
+        }
+        for (waiter, result) in ended { waiter.resume(returning: result) }
+    }
+
+    private static func busy(_ function: String) -> ScriptError {
+        ScriptError(.busy, "Too many calls of '\(function)' are running or waiting; try again later.")
+    }
+
+    /// A worker already leased to `key` whose current step isn't stuck: the call shares it.
+    private func join(_ key: Key, _ state: inout State) -> Int? {
+        let shared = state.leases.filter { $0.value.key == key && !isStuck($0.key) }.min { $0.value.calls < $1.value.calls }
+        guard let worker = shared?.key else { return nil }
+        state.leases[worker]?.calls += 1
+        return worker
+    }
+
+    /// Serves the waiters that may go now, fairest first; returns whom to wake.
+    private func dispatch(_ state: inout State) -> [Grant] {
+        var granted: [Grant] = []
+        while !state.waiting.isEmpty {
+            var held: [String: Int] = [:]
+            var heldByKey: [Key: Int] = [:]
+            for lease in state.leases.values {
+                held[lease.key.function, default: 0] += 1
+                heldByKey[lease.key, default: 0] += 1
+            }
+            let busyFunctions = Set(held.keys).union(state.waiting.map(\.key.function))
+            let free = state.idle.count + (pool.workers - state.started)
+            var best: (index: Int, held: Int, ticket: Int)?
+            for (index, waiter) in state.waiting.enumerated() {
+                let function = waiter.key.function
+                let holds = held[function] ?? 0
+                let fits: Bool
+                if state.leases.contains(where: { $0.value.key == waiter.key && !isStuck($0.key) }) {
+                    fits = true
+                } else {
+                    fits = free > 0 && (holds == 0 || free > 1) && holds < share(functions: busyFunctions.count)
+                        && (waiter.key.client == nil || heldByKey[waiter.key, default: 0] < clientShare(functions: busyFunctions.count))
+                }
+                guard fits else { continue }
+                if best.map({ (holds, waiter.ticket) < ($0.held, $0.ticket) }) ?? true {
+                    best = (index, holds, waiter.ticket)
+                }
+            }
+            guard let best else { break }
+            let waiter = state.waiting.remove(at: best.index)
+            if let worker = join(waiter.key, &state) {
+                granted.append((waiter.continuation, .success(worker)))
+                continue
+            }
+            let worker: Int
+            if let idle = state.idle.popLast() {
+                worker = idle
+            } else {
+                worker = state.started
+                state.started += 1
+            }
+            state.leases[worker] = Lease(key: waiter.key, calls: 1)
+            granted.append((waiter.continuation, .success(worker)))
+        }
+        return granted
+    }
+
+    /// The workers one function may hold while `functions` functions are running or waiting:
+    /// an equal part of the pool with room for one more function, at most the pool's cap.
+    private func share(functions: Int) -> Int {
+        max(1, min(pool.perFunction, pool.workers / (functions + 1)))
+    }
+
+    /// The workers one client may hold of one function: half the function's share, so another
+    /// client of the same function still finds room.
+    private func clientShare(functions: Int) -> Int {
+        max(1, min(pool.perClient, share(functions: functions) / 2))
+    }
+}
