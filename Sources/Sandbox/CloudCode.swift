@@ -226,12 +226,13 @@ public final class CloudCode: Sendable {
         _ name: String, request: JSONValue, mode: Mode = .function, host: any SandboxHost = NoHost(), cpuLimit: Double,
         deadline: ContinuousClock.Instant, client: String? = nil
     ) async throws(ScriptError) -> Outcome {
-        let index = try await scheduler.acquire(.init(function: name, client: client), deadline: deadline).get()
+        let key = WorkerScheduler.Key(function: name, client: client)
+        let index = try await scheduler.acquire(key, deadline: deadline).get()
         let runtime = self.runtime(index)
         // The worker is handed on only once the step running now has finished (a job queued
         // behind it): a call ended at its deadline may still be looping until its CPU limit.
         let scheduler = scheduler
-        defer { runtime.worker.submit { _ in scheduler.release(index) } }
+        defer { runtime.worker.submit { _ in scheduler.release(index, key) } }
         let id = table.nextID()
         let arguments: [JSEngine.Argument] = [.number(Double(id)), .string(name), .string(request.jsonString), .string(mode.rawValue)]
         let table = table

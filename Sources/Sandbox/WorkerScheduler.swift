@@ -11,7 +11,8 @@ import Synchronization
 /// most, less while other functions are busy too), its client less than half of that, and,
 /// unless its function holds none yet, one worker stays free for a function that holds none.
 /// Otherwise it waits in line; the line is served fairly (the function holding fewest workers
-/// first), and bounded in length and in time.
+/// first), and bounded in length and in time. Only when every worker is leased may a call of a
+/// function holding none share another key's worker whose step isn't stuck (a small pool).
 final class WorkerScheduler: Sendable {
     /// Who a worker serves: one function, for one client (nil: a client that can't be told apart).
     struct Key: Hashable, Sendable {
@@ -34,6 +35,9 @@ final class WorkerScheduler: Sendable {
         var key: Key
         /// Calls running on the worker under this lease.
         var calls: Int
+        /// Calls of other keys sharing the worker because every worker was leased (see
+        /// `dispatch`), by key.
+        var guests: [Key: Int] = [:]
     }
 
     private struct State {
@@ -93,13 +97,18 @@ final class WorkerScheduler: Sendable {
         }
     }
 
-    /// Ends a call's hold on `worker`; the last call of a lease frees the worker. Called from
-    /// the worker's own thread, after the step running when the call ended has finished.
-    func release(_ worker: Int) {
+    /// Ends the hold on `worker` of a call with `key`; the last call of a lease frees the
+    /// worker. Called from the worker's own thread, after the step running when the call ended
+    /// has finished.
+    func release(_ worker: Int, _ key: Key) {
         let granted = state.withLock { state -> [Grant] in
             guard var lease = state.leases[worker] else { return [] }
-            lease.calls -= 1
-            if lease.calls > 0 {
+            if lease.key != key, let guests = lease.guests[key] {
+                lease.guests[key] = guests > 1 ? guests - 1 : nil
+            } else {
+                lease.calls -= 1
+            }
+            if lease.calls > 0 || !lease.guests.isEmpty {
                 state.leases[worker] = lease
             } else {
                 state.leases[worker] = nil
@@ -149,6 +158,7 @@ final class WorkerScheduler: Sendable {
             for lease in state.leases.values {
                 held[lease.key.function, default: 0] += 1
                 heldByKey[lease.key, default: 0] += 1
+                for guest in lease.guests.keys { held[guest.function, default: 0] += 1 }
             }
             let busyFunctions = Set(held.keys).union(state.waiting.map(\.key.function))
             let free = state.idle.count + (pool.workers - state.started)
@@ -159,6 +169,8 @@ final class WorkerScheduler: Sendable {
                 let fits: Bool
                 if state.leases.contains(where: { $0.value.key == waiter.key && !isStuck($0.key) }) {
                     fits = true
+                } else if free == 0 {
+                    fits = holds == 0 && guestWorker(state) != nil
                 } else {
                     fits = free > 0 && (holds == 0 || free > 1) && holds < share(functions: busyFunctions.count)
                         && (waiter.key.client == nil || heldByKey[waiter.key, default: 0] < clientShare(functions: busyFunctions.count))
@@ -174,6 +186,11 @@ final class WorkerScheduler: Sendable {
                 granted.append((waiter.continuation, .success(worker)))
                 continue
             }
+            if state.idle.isEmpty && state.started == pool.workers, let worker = guestWorker(state) {
+                state.leases[worker]?.guests[waiter.key, default: 0] += 1
+                granted.append((waiter.continuation, .success(worker)))
+                continue
+            }
             let worker: Int
             if let idle = state.idle.popLast() {
                 worker = idle
@@ -185,6 +202,16 @@ final class WorkerScheduler: Sendable {
             granted.append((waiter.continuation, .success(worker)))
         }
         return granted
+    }
+
+    /// With every worker leased, the one a call of a function holding none may share: one whose
+    /// step isn't stuck, with the fewest calls (a call waiting on the database holds no thread,
+    /// so a small pool still serves other functions meanwhile). Its function counts as holding
+    /// it, so its next call can't spread over the others' workers.
+    private func guestWorker(_ state: State) -> Int? {
+        state.leases.filter { !isStuck($0.key) }
+            .min { $0.value.calls + $0.value.guests.values.reduce(0, +) < $1.value.calls + $1.value.guests.values.reduce(0, +) }?
+            .key
     }
 
     /// The workers one function may hold while `functions` functions are running or waiting:
