@@ -18,7 +18,7 @@ import Testing
             // Two seconds of CPU: room for the checks below while the loops still run, on a
             // loaded machine too; the call ends with a timeout.
             _ = try await code.call(
-                "spin", request: ["params": [:]], cpuLimit: 2, deadline: .now + .seconds(60), client: client)
+                "spin", request: ["params": [:]], cpuLimit: 2, deadline: .now + .seconds(20), client: client)
         }
     }
 
@@ -29,7 +29,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(2))) func aLoopingFunctionLeavesWorkersForAnother() async throws {
         let code = try await CloudCode(
-            files: [("cloud.js", Self.source)], pool: CloudCode.Pool(workers: 4, queueWait: .seconds(60)))
+            files: [("cloud.js", Self.source)], pool: CloudCode.Pool(workers: 4, queueWait: .seconds(20)))
         let loops = ["a", "b", "c"].map { Self.spin(code, client: $0) }
         // Half of four workers for `spin`; its third call waits in line.
         await Self.until { code.workersHeld(by: "spin") == 2 && code.callsWaiting(for: "spin") == 1 }
@@ -45,7 +45,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(2))) func oneClientTakesAtMostItsShareOfAFunction() async throws {
         let code = try await CloudCode(
-            files: [("cloud.js", Self.source)], pool: CloudCode.Pool(workers: 8, queueWait: .seconds(60)))
+            files: [("cloud.js", Self.source)], pool: CloudCode.Pool(workers: 8, queueWait: .seconds(20)))
         // A client may hold a quarter of eight workers: its third loop waits. (A call joins its
         // client's worker of the function while that one isn't stuck: each loop starts once the
         // one before is stuck.)
