@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// A worker is leased to one function and one client at a time (the lease's `key`); calls with
 /// the same key share it, interleaving their steps as before (a call awaiting the database
-/// holds no thread), and join it only while its current step isn't stuck. A call that needs a
+/// holds no thread); while its current step is stuck, a call of the key takes a worker of its
+/// own if its shares allow, else queues behind its own key's calls there. A call that needs a
 /// worker of its own gets one when its function holds less than its share (half the pool at
 /// most, less while other functions are busy too), its client less than half of that, and,
 /// unless its function holds none yet, one worker stays free for a function that holds none.
@@ -149,6 +150,17 @@ final class WorkerScheduler: Sendable {
         return worker
     }
 
+    /// How a waiter gets its worker.
+    private enum Placement {
+        /// Shares `worker`, leased to its key (the worker's step may be stuck: the call waits
+        /// there, behind its own key's calls only).
+        case join(Int)
+        /// Takes a free worker (started now if needed) under a lease of its own.
+        case start
+        /// Shares `worker`, leased to another key, as a guest (every worker is leased).
+        case guest(Int)
+    }
+
     /// Serves the waiters that may go now, fairest first; returns whom to wake.
     private func dispatch(_ state: inout State) -> [Grant] {
         var granted: [Grant] = []
@@ -162,46 +174,59 @@ final class WorkerScheduler: Sendable {
             }
             let busyFunctions = Set(held.keys).union(state.waiting.map(\.key.function))
             let free = state.idle.count + (pool.workers - state.started)
-            var best: (index: Int, held: Int, ticket: Int)?
+            var best: (index: Int, held: Int, ticket: Int, placement: Placement)?
             for (index, waiter) in state.waiting.enumerated() {
-                let function = waiter.key.function
-                let holds = held[function] ?? 0
-                let fits: Bool
-                if state.leases.contains(where: { $0.value.key == waiter.key && !isStuck($0.key) }) {
-                    fits = true
-                } else if free == 0 {
-                    fits = holds == 0 && guestWorker(state) != nil
-                } else {
-                    fits = free > 0 && (holds == 0 || free > 1) && holds < share(functions: busyFunctions.count)
-                        && (waiter.key.client == nil || heldByKey[waiter.key, default: 0] < clientShare(functions: busyFunctions.count))
-                }
-                guard fits else { continue }
+                let holds = held[waiter.key.function] ?? 0
+                guard let placement = placement(waiter.key, holds: holds, held: heldByKey, busy: busyFunctions.count, free: free, state)
+                else { continue }
                 if best.map({ (holds, waiter.ticket) < ($0.held, $0.ticket) }) ?? true {
-                    best = (index, holds, waiter.ticket)
+                    best = (index, holds, waiter.ticket, placement)
                 }
             }
             guard let best else { break }
             let waiter = state.waiting.remove(at: best.index)
-            if let worker = join(waiter.key, &state) {
-                granted.append((waiter.continuation, .success(worker)))
-                continue
-            }
-            if state.idle.isEmpty && state.started == pool.workers, let worker = guestWorker(state) {
-                state.leases[worker]?.guests[waiter.key, default: 0] += 1
-                granted.append((waiter.continuation, .success(worker)))
-                continue
-            }
             let worker: Int
-            if let idle = state.idle.popLast() {
-                worker = idle
-            } else {
-                worker = state.started
-                state.started += 1
+            switch best.placement {
+            case .join(let shared):
+                worker = shared
+                state.leases[worker]?.calls += 1
+            case .guest(let shared):
+                worker = shared
+                state.leases[worker]?.guests[waiter.key, default: 0] += 1
+            case .start:
+                if let idle = state.idle.popLast() {
+                    worker = idle
+                } else {
+                    worker = state.started
+                    state.started += 1
+                }
+                state.leases[worker] = Lease(key: waiter.key, calls: 1)
             }
-            state.leases[worker] = Lease(key: waiter.key, calls: 1)
             granted.append((waiter.continuation, .success(worker)))
         }
         return granted
+    }
+
+    /// Where a call with `key` may go now, nil when it must wait: its key's worker whose step
+    /// isn't stuck; else a free worker of its own, within its function's and client's shares
+    /// (the last free one only for a function holding none); else, with every worker leased, a
+    /// guest's place for a function holding none; else its key's stuck worker, behind its own
+    /// calls. `holds` is the workers its function holds, `held` each key's.
+    private func placement(
+        _ key: Key, holds: Int, held: [Key: Int], busy: Int, free: Int, _ state: State
+    ) -> Placement? {
+        let own = state.leases.filter { $0.value.key == key }
+        if let worker = own.filter({ !isStuck($0.key) }).min(by: { $0.value.calls < $1.value.calls })?.key {
+            return .join(worker)
+        }
+        if free > 0, holds == 0 || free > 1, holds < share(functions: busy),
+            key.client == nil || held[key, default: 0] < clientShare(functions: busy)
+        {
+            return .start
+        }
+        if free == 0, holds == 0, let worker = guestWorker(state) { return .guest(worker) }
+        if let worker = own.min(by: { $0.value.calls < $1.value.calls })?.key { return .join(worker) }
+        return nil
     }
 
     /// With every worker leased, the one a call of a function holding none may share: one whose
