@@ -28,6 +28,7 @@ bench: setup
 # scripts and a soak, and schemathesis over /openapi.json.
 reliability: setup
 	swift build --product functionhost
+	@bash scripts/setup.sh stress-ng
 	python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 10
 	python3 scripts/reliability/soak.py .build/debug/functionhost --seconds 60
 	bash scripts/reliability/fuzz.sh .build/debug/functionhost 25 300

@@ -26,7 +26,9 @@ bash scripts/conformance.sh
 # Crash safety: writes under load, kill -9 at random moments, every acknowledged write found.
 echo "== kill -9 under load, on SQLite"
 python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 5
-echo "== hostile scripts under load, and a soak (memory and open files), on SQLite"
+echo "== hostile scripts under load and CPU contention, and a soak (memory and open files), on SQLite"
+# The soak keeps every CPU busy with stress-ng while scripts loop: installed when missing.
+bash scripts/setup.sh stress-ng
 python3 scripts/reliability/soak.py .build/debug/functionhost --seconds 10 --phase-seconds 3
 echo "== fuzzing every operation of /openapi.json (schemathesis), on SQLite"
 bash scripts/reliability/fuzz.sh .build/debug/functionhost 10 120

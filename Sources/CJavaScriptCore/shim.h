@@ -15,4 +15,9 @@ JS_EXPORT JSObjectRef JSGetMemoryUsageStatistics(JSContextRef ctx);
 // sandbox's GC-stress mode runs one where a value held outside the collector's sight would die.
 JS_EXPORT void JSSynchronousGarbageCollectForDebugging(JSContextRef ctx);
 
+// Public, from the GLib API's JSCOptions.h (not included: it pulls in GLib): sets a JavaScriptCore
+// option; only valid before the first VM of the process is created (later, the options are
+// frozen and writing one crashes). gboolean is int.
+int jsc_options_set_boolean(const char *option, int value);
+
 #endif

@@ -90,7 +90,7 @@ public enum FunctionHostServer {
             base: configuration.functions,
             settings: .init(
                 timeout: configuration.javaScriptTimeout, outbound: configuration.outbound, logger: logger,
-                collectsGarbageBeforeEachStep: configuration.javaScriptCollectsGarbageBeforeEachStep))
+                pool: configuration.javaScriptPool, collectsGarbageBeforeEachStep: configuration.javaScriptCollectsGarbageBeforeEachStep))
         let hooks = HookDispatcher(
             service: plain, hooks: environments, limits: configuration.hookLimits,
             logger: logger.recording(into: functionLogs), onAfterFailure: configuration.onAfterHookFailure,

@@ -20,7 +20,7 @@ public final class CloudCode: Sendable {
         /// its arguments are made (where a value held outside the collector's sight dies).
         public var collectsGarbageBeforeEachStep = false
 
-        /// Creates limits; the defaults keep four workers within about half a gigabyte.
+        /// Creates limits; one function may hold half the pool: four workers, half a gigabyte.
         public init(memoryBytes: Int = 128 << 20, maxResultBytes: Int = 8 << 20, variables: [String: JSONValue] = [:]) {
             self.memoryBytes = memoryBytes
             self.maxResultBytes = maxResultBytes
@@ -80,33 +80,72 @@ public final class CloudCode: Sendable {
         public var isUserError: Bool
     }
 
-    private let runtimes: [WorkerRuntime]
-    /// The workers new calls go to; the ones after them are spares.
-    private let primaryCount: Int
+    /// How many workers the code may use and how calls share them.
+    public struct Pool: Sendable, Hashable {
+        /// Worker threads at most, each with its own engine, started as calls need them. Threads,
+        /// not cores, are the bound: a script looping until its CPU limit holds its thread, and
+        /// the others must still find one.
+        public var workers: Int
+        /// Workers one function may hold at once (less while other functions are busy too).
+        public var perFunction: Int
+        /// Workers one client (a signed-in user, else an address) may hold of one function.
+        public var perClient: Int
+        /// Calls of one function that may wait for a worker; past it, `.busy` at once.
+        public var queueLength: Int
+        /// How long a call may wait for a worker before it fails with `.busy`.
+        public var queueWait: Duration
+
+        /// Creates a pool of `workers` threads: a function may hold half of them, a client a
+        /// quarter (half of its function's share).
+        public init(workers: Int = 8, queueLength: Int = 64, queueWait: Duration = .seconds(5)) {
+            self.workers = max(1, workers)
+            self.perFunction = max(1, workers / 2)
+            self.perClient = max(1, workers / 4)
+            self.queueLength = max(0, queueLength)
+            self.queueWait = queueWait
+        }
+    }
+
+    /// The workers started so far, by index (started on demand, up to the pool's size); shared
+    /// with the scheduler and the sweeper.
+    private final class Runtimes: Sendable {
+        let all: Mutex<[WorkerRuntime]>
+        init(_ first: WorkerRuntime) { all = Mutex([first]) }
+        func withLock<T: Sendable>(_ body: (inout [WorkerRuntime]) -> T) -> T { all.withLock { body(&$0) } }
+    }
+
+    private let runtimes: Runtimes
+    private let scheduler: WorkerScheduler
     private let table = InvocationTable()
-    private let next = Atomic<Int>(0)
+    private let limits: Limits
+    private let files: [(name: String, source: String)]
     private let sweeper: Task<Void, Never>
     /// The functions defined, with their options.
     public let definitions: [Definition]
     /// The files that failed to load.
     public let loadErrors: [(file: String, error: ScriptError)]
 
-    /// Loads `files` (name → source) into `workerCount` workers, and `spareCount` more that take
-    /// new calls only while every other worker is stuck in a long-running script.
-    public init(
-        files: [(name: String, source: String)], workerCount: Int = 2, spareCount: Int = 0, limits: Limits = Limits()
+    /// Loads `files` (name → source) into the first worker of a pool of `workerCount`.
+    public convenience init(
+        files: [(name: String, source: String)], workerCount: Int, limits: Limits = Limits()
     ) async throws {
+        try await self.init(files: files, pool: Pool(workers: workerCount), limits: limits)
+    }
+
+    /// Loads `files` (name → source) into the first worker; the pool's others load them when
+    /// calls first need them.
+    public init(files: [(name: String, source: String)], pool: Pool = Pool(), limits: Limits = Limits()) async throws {
         let table = table
-        primaryCount = max(1, workerCount)
-        runtimes = (0..<(primaryCount + max(0, spareCount))).map {
-            WorkerRuntime(index: $0, table: table, limits: limits, files: files)
+        self.limits = limits
+        self.files = files
+        let first = WorkerRuntime(index: 0, table: table, limits: limits, files: files)
+        let runtimes = Runtimes(first)
+        self.runtimes = runtimes
+        scheduler = WorkerScheduler(pool: pool) { index in
+            runtimes.withLock { index < $0.count && $0[index].worker.isStuck() }
         }
-        var errors: [(file: String, error: ScriptError)] = []
-        for runtime in runtimes {
-            let failed = try await runtime.worker.run { box in runtime.prepare(box.engine).map { ($0.file, $0.error) } }
-            if runtime.index == 0 { errors = failed.map { (file: $0.0, error: $0.1) } }
-        }
-        let names = try await runtimes[0].worker.evaluate("__fhNames()")
+        let failed = try await first.worker.run { box in first.prepare(box.engine).map { ($0.file, $0.error) } }
+        let names = try await first.worker.evaluate("__fhNames()")
         definitions = (names.flatMap { try? JSONValue(parsing: $0) }?.arrayValue ?? []).compactMap { entry in
             guard let name = entry["name"]?.stringValue else { return nil }
             var hook: Hook?
@@ -116,28 +155,37 @@ public final class CloudCode: Sendable {
             return Definition(
                 name: name, isInternal: entry["internal"] == true, fetchesUser: entry["fetchUser"] != false, hook: hook)
         }
-        loadErrors = errors
+        loadErrors = failed.map { (file: $0.0, error: $0.1) }
         // Deadlines are enforced here, not by each caller: one sweep every 20 ms ends the calls
-        // past theirs, whatever their scripts are doing.
-        let runtimes = runtimes
+        // past theirs, whatever their scripts are doing, and the waits for a worker past theirs.
+        let scheduler = scheduler
         sweeper = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(20))
-                for (id, worker) in table.expire(now: .now) {
-                    runtimes[worker].worker.submit { box in runtimes[worker].drop(id, box: box) }
+                let now = ContinuousClock.now
+                for (id, worker) in table.expire(now: now) {
+                    let runtime = runtimes.withLock { $0[worker] }
+                    runtime.worker.submit { box in runtime.drop(id, box: box) }
                 }
+                scheduler.sweep(now: now)
             }
         }
     }
 
-    /// The workers the code runs on.
-    public var workerCount: Int { runtimes.count }
+    /// The workers started so far.
+    public var workerCount: Int { runtimes.withLock { $0.count } }
 
     /// Whether a script is stuck on some worker (running past the threshold of `isStuck`).
-    var isAnyWorkerStuck: Bool { runtimes.contains { $0.worker.isStuck() } }
+    var isAnyWorkerStuck: Bool { runtimes.withLock { $0.contains { $0.worker.isStuck() } } }
 
-    /// The jobs worker `index` has been given (its start-up's included).
-    func jobsSubmitted(toWorker index: Int) -> Int { runtimes[index].worker.jobsSubmitted }
+    /// Workers running a step past the stuck threshold now.
+    var stuckWorkers: Int { runtimes.withLock { $0.filter { $0.worker.isStuck() }.count } }
+
+    /// Workers leased to calls of `function` now.
+    func workersHeld(by function: String) -> Int { scheduler.workers(of: function) }
+
+    /// Calls of `function` waiting for a worker.
+    func callsWaiting(for function: String) -> Int { scheduler.waiting(for: function) }
 
     /// Calls (and hooks) in flight now, running or waiting for data, HTTP or a timer.
     public var activeCalls: Int { table.count }
@@ -145,12 +193,24 @@ public final class CloudCode: Sendable {
     /// Evaluates `source` in the first worker's context (the SDK and the code loaded), outside any
     /// call: for tools that ask the sandbox what it has.
     func evaluate(_ source: String) async throws(ScriptError) -> String? {
-        try await runtimes[0].worker.evaluate(source)
+        try await runtime(0).worker.evaluate(source)
     }
 
     deinit {
         sweeper.cancel()
-        for runtime in runtimes { runtime.worker.shutdown() }
+        for runtime in runtimes.withLock({ $0 }) { runtime.worker.shutdown() }
+    }
+
+    /// Worker `index`, started (and given the code to load, its first job) if it isn't yet.
+    private func runtime(_ index: Int) -> WorkerRuntime {
+        runtimes.withLock { runtimes in
+            while runtimes.count <= index {
+                let runtime = WorkerRuntime(index: runtimes.count, table: table, limits: limits, files: files)
+                runtime.worker.submit { box in _ = runtime.prepare(box.engine) }
+                runtimes.append(runtime)
+            }
+            return runtimes[index]
+        }
     }
 
     /// Calls a function with a request object (`{params, sessionToken, meta, currentUser}`).
@@ -160,11 +220,19 @@ public final class CloudCode: Sendable {
     ///   - host: what the script's data and HTTP calls go to during this call.
     ///   - cpuLimit: CPU seconds the call may use in all its steps.
     ///   - deadline: when the call ends with a timeout, whatever it is doing.
+    ///   - client: who called, for the client's share of the workers (a signed-in user's id,
+    ///     else an address); nil when the caller can't be told apart.
     public func call(
         _ name: String, request: JSONValue, mode: Mode = .function, host: any SandboxHost = NoHost(), cpuLimit: Double,
-        deadline: ContinuousClock.Instant
+        deadline: ContinuousClock.Instant, client: String? = nil
     ) async throws(ScriptError) -> Outcome {
-        let runtime = leastBusyRuntime()
+        let key = WorkerScheduler.Key(function: name, client: client)
+        let index = try await scheduler.acquire(key, deadline: deadline).get()
+        let runtime = self.runtime(index)
+        // The worker is handed on only once the step running now has finished (a job queued
+        // behind it): a call ended at its deadline may still be looping until its CPU limit.
+        let scheduler = scheduler
+        defer { runtime.worker.submit { _ in scheduler.release(index, key) } }
         let id = table.nextID()
         let arguments: [JSEngine.Argument] = [.number(Double(id)), .string(name), .string(request.jsonString), .string(mode.rawValue)]
         let table = table
@@ -184,25 +252,6 @@ public final class CloudCode: Sendable {
             throw ScriptError(.exception, "The sandbox answered for '\(outcome["ran"]?.stringValue ?? "?")', not '\(name)'.")
         }
         return Self.outcome(outcome)
-    }
-
-    /// The worker a new call starts on: the next primary in turn when it is idle; while a script
-    /// is stuck on some worker (looping until its CPU limit), an idle spare; else the least busy
-    /// primary that is not stuck. A call stays on its worker for all its steps, so a stuck script
-    /// must not draw the calls after it; and spares cost nothing while nothing is stuck.
-    private func leastBusyRuntime() -> WorkerRuntime {
-        let start = next.wrappingAdd(1, ordering: .relaxed).oldValue
-        let first = runtimes[start % primaryCount]
-        if first.worker.load == 0 { return first }
-        let primaries = (0..<primaryCount).map { runtimes[(start + $0) % primaryCount] }
-        let usable = primaries.filter { !$0.worker.isStuck() }
-        // With a script stuck somewhere, an idle spare beats queueing behind a busy worker, whose
-        // job may be the next one to get stuck.
-        if usable.count < primaryCount, let idle = runtimes[primaryCount...].first(where: { $0.worker.load == 0 }) {
-            return idle
-        }
-        if let least = usable.min(by: { $0.worker.load < $1.worker.load }) { return least }
-        return runtimes[primaryCount...].min(by: { $0.worker.load < $1.worker.load }) ?? first
     }
 
     private static func outcome(_ outcome: JSONValue) -> Outcome {

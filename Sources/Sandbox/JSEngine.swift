@@ -32,9 +32,27 @@ final class JSEngine {
     var collectsBeforeEachCall = false
 
     init() {
+        _ = Self.webAssemblyOff
         group = JSContextGroupCreate()
         context = JSGlobalContextCreateInGroup(group, nil)
         watchdog = JSWatchdog(group: group)
+        removeWebAssembly()
+    }
+
+    /// JavaScriptCore's options for the process, set once, before the first VM (every engine is
+    /// made here, so the first `JSEngine` comes first); true when JavaScriptCore took them.
+    /// WebAssembly is off: JavaScriptCore's execution time limit doesn't stop a wasm loop,
+    /// which would spin a core past any CPU limit until the process ends. (This JavaScriptCore
+    /// names the option `useWasm`; `JSC_useWasm=false` in the environment does the same.)
+    static let webAssemblyOff: Bool = jsc_options_set_boolean("useWasm", 0) != 0
+
+    /// Deletes the `WebAssembly` global, so a script reaching for it gets a ReferenceError
+    /// (with the option off there is none; should JavaScriptCore refuse the option, no script
+    /// can reach wasm this way either).
+    private func removeWebAssembly() {
+        let name = JSStringCreateWithUTF8CString("WebAssembly")
+        defer { JSStringRelease(name) }
+        _ = JSObjectDeleteProperty(context, JSContextGetGlobalObject(context), name, nil)
     }
 
     deinit {

@@ -8,6 +8,9 @@ public struct ScriptError: Error, Sendable, Hashable, CustomStringConvertible {
         case timeout
         /// The script's heap grew past the memory ceiling and it was terminated.
         case memoryLimit
+        /// The call never started: its function (or its client) already held its share of the
+        /// workers and the line of calls waiting was full, or the wait passed its bound.
+        case busy
     }
 
     /// The kind of failure.

@@ -1,6 +1,7 @@
 public import DataAPI
 public import Foundation
 public import Hooks
+public import Sandbox
 public import JSON
 
 /// Everything the server needs to start.
@@ -21,6 +22,10 @@ public struct HostConfiguration: Sendable {
     public var functions: FunctionRegistry
     /// How long a JavaScript function may run (wall clock; CPU time is held to two thirds of it).
     public var javaScriptTimeout: Duration = .seconds(15)
+    /// The JavaScript workers of each environment's code and how calls share them: 8 threads,
+    /// half of them at most for one function, a quarter for one client of a function; 64 calls
+    /// of a function may wait for a worker, 5 s at most, then 429.
+    public var javaScriptPool = CloudCode.Pool()
     /// GC stress, for tests: the sandbox runs a full JavaScriptCore collection before every
     /// step of every call, where a value the collector can't see would be freed.
     public var javaScriptCollectsGarbageBeforeEachStep = false

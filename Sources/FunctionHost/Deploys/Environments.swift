@@ -31,6 +31,8 @@ final class Environments: HookSource {
         var outbound: [EnvironmentName: OutboundPolicy]
         /// Where load errors and switches are logged.
         var logger: Logger
+        /// The JavaScript workers and their shares (`HostConfiguration.javaScriptPool`).
+        var pool = CloudCode.Pool()
         /// GC stress for tests (`HostConfiguration.javaScriptCollectsGarbageBeforeEachStep`).
         var collectsGarbageBeforeEachStep = false
     }
@@ -67,7 +69,7 @@ final class Environments: HookSource {
         guard let version else { return Live(version: nil, registry: registry, variables: variables) }
         let code = try await JavaScriptFunctions.load(
             files: version.sortedFiles, into: &registry, timeout: settings.timeout, outbound: settings.outbound,
-            variables: variables, collectsGarbageBeforeEachStep: settings.collectsGarbageBeforeEachStep,
+            variables: variables, pool: settings.pool, collectsGarbageBeforeEachStep: settings.collectsGarbageBeforeEachStep,
             refusingClashes: strict, logger: settings.logger)
         if strict, let (file, error) = code?.loadErrors.first {
             throw HostError(

@@ -30,31 +30,25 @@ enum JavaScriptFunctions {
         return selected.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
     }
 
-    /// Workers per environment: as many as cores, at most 4; more would only contend for them.
-    static var workerCount: Int { max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)) }
-
-    /// Spare workers per environment, which take new calls only while every other worker is held
-    /// by a script stuck in a loop (until its CPU limit): other calls still get through.
-    static let spareCount = 1
-
     /// Loads the code and adds its functions to `registry`; load failures (in
     /// `code.loadErrors`) and name clashes are logged, and the rest is registered.
     ///
     /// - Parameters:
     ///   - variables: the code's `process.env`.
+    ///   - pool: the workers the code may use and how calls share them.
     ///   - refusingClashes: throw (a deploy) instead of logging (the code found at start) when
     ///     a name is defined both in Swift and in JavaScript.
     static func load(
         files: [(name: String, source: String)], into registry: inout FunctionRegistry, timeout: Duration,
         outbound policies: [EnvironmentName: OutboundPolicy] = [:], variables: [String: String] = [:],
-        collectsGarbageBeforeEachStep: Bool = false, refusingClashes: Bool = false, logger: Logger
+        pool: CloudCode.Pool = .init(), collectsGarbageBeforeEachStep: Bool = false, refusingClashes: Bool = false,
+        logger: Logger
     ) async throws -> CloudCode? {
         let outbound = outboundHTTP(policies)
         if files.isEmpty { return nil }
         var limits = CloudCode.Limits(variables: variables.mapValues(JSONValue.string))
         limits.collectsGarbageBeforeEachStep = collectsGarbageBeforeEachStep
-        let code = try await CloudCode(
-            files: files, workerCount: Self.workerCount, spareCount: Self.spareCount, limits: limits)
+        let code = try await CloudCode(files: files, pool: pool, limits: limits)
         for (file, error) in code.loadErrors {
             logger.error("Cloud code \(file) failed to load: \(error)")
         }
@@ -101,9 +95,12 @@ enum JavaScriptFunctions {
             outcome = try await code.call(
                 name, request: payload, mode: request.isRPC ? .rpc : .function, host: ScriptHost(
                     service: request.data.service, caller: request.data.caller, deadline: request.deadline, run: { try await request.run($0, params: $1, sessionToken: $2) }, outbound: outbound),
-                cpuLimit: cpuBudget(until: request.deadline), deadline: request.deadline)
+                cpuLimit: cpuBudget(until: request.deadline), deadline: request.deadline,
+                client: client(user: request.currentUser, address: request.remoteAddress))
         } catch {
             switch error.kind {
+            case .busy:
+                throw HostError(status: .tooManyRequests, code: 429, message: error.message)
             case .timeout:
                 throw HostError(status: .serviceUnavailable, code: 124, message: "The request timed out on the server.")
             case .memoryLimit:
@@ -123,6 +120,13 @@ enum JavaScriptFunctions {
         case .failure(let thrown):
             throw HostError(status: .internalServerError, code: 141, message: thrown.message)
         }
+    }
+
+    /// Who a call counts against for its client's share of the workers: its signed-in user,
+    /// else its address; nil when neither is known.
+    static func client(user: JSONValue?, address: String?) -> String? {
+        if let id = user?["objectId"]?.stringValue { return "user:" + id }
+        return address.map { "address:" + $0 }
     }
 
     /// The CPU seconds a call may use before its deadline. JavaScriptCore overshoots its limit

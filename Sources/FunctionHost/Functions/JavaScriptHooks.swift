@@ -41,9 +41,12 @@ enum JavaScriptHooks {
         do {
             outcome = try await code.call(
                 name, request: payload, mode: .hook, host: host,
-                cpuLimit: JavaScriptFunctions.cpuBudget(until: request.deadline), deadline: request.deadline)
+                cpuLimit: JavaScriptFunctions.cpuBudget(until: request.deadline), deadline: request.deadline,
+                client: JavaScriptFunctions.client(user: request.user, address: nil))
         } catch {
             if error.kind == .timeout { throw HookError.timedOut(request.kind, request.className) }
+            // Each hook has its share of the workers, as each function has.
+            if error.kind == .busy { throw HookError(code: 429, message: error.message, status: 429) }
             throw HookError.rejected(error.description, crashed: true)
         }
         for line in outcome.logs {

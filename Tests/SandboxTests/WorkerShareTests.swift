@@ -1,0 +1,93 @@
+import JSON
+import Testing
+
+@testable import Sandbox
+
+/// A function whose scripts loop until their CPU limit holds no more than its share of the
+/// workers, and a client no more than its share of a function's: calls of other functions (and
+/// other clients) still get a worker while the loops hold theirs. Past a function's share,
+/// calls wait in a bounded line, then fail with `.busy`.
+@Suite struct WorkerShareTests {
+    static let source = """
+        AV.Cloud.define('spin', function () { while (true) {} });
+        AV.Cloud.define('ok', function () { return 'ok'; });
+        """
+
+    private static func spin(_ code: CloudCode, client: String) -> Task<Void, any Error> {
+        Task {
+            // Two seconds of CPU: room for the checks below while the loops still run, on a
+            // loaded machine too; the call ends with a timeout.
+            _ = try await code.call(
+                "spin", request: ["params": [:]], cpuLimit: 2, deadline: .now + .seconds(20), client: client)
+        }
+    }
+
+    /// Waits until `condition` holds, polling it every millisecond (the loops run on the workers'
+    /// own threads; a poll that only yielded would take a core from them and the other tests).
+    private static func until(_ condition: () -> Bool) async {
+        while !condition() { try? await Task.sleep(for: .milliseconds(1)) }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func aLoopingFunctionLeavesWorkersForAnother() async throws {
+        let code = try await CloudCode(
+            files: [("cloud.js", Self.source)], pool: CloudCode.Pool(workers: 4, queueWait: .seconds(20)))
+        let loops = ["a", "b", "c"].map { Self.spin(code, client: $0) }
+        // Half of four workers for `spin`; its third call waits in line.
+        await Self.until { code.workersHeld(by: "spin") == 2 && code.callsWaiting(for: "spin") == 1 }
+        let outcome = try await code.call("ok", request: ["params": [:]], cpuLimit: 5, deadline: .now + .seconds(60))
+        #expect(try outcome.result.get() == "ok")
+        // `ok` ran while the loops still held their workers and the third still waited.
+        #expect(code.workersHeld(by: "spin") == 2)
+        #expect(code.callsWaiting(for: "spin") == 1)
+        for loop in loops {
+            await #expect(throws: ScriptError.self) { try await loop.value }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func oneClientTakesAtMostItsShareOfAFunction() async throws {
+        let code = try await CloudCode(
+            files: [("cloud.js", Self.source)], pool: CloudCode.Pool(workers: 8, queueWait: .seconds(20)))
+        // A client may hold a quarter of eight workers: its third loop queues behind one of its
+        // own on their worker. (A call joins its client's worker of the function while that one
+        // isn't stuck: each loop starts once the one before is stuck.)
+        var first: [Task<Void, any Error>] = []
+        for count in 1...2 {
+            first.append(Self.spin(code, client: "user:attacker"))
+            await Self.until { code.workersHeld(by: "spin") == count && code.stuckWorkers == count }
+        }
+        first.append(Self.spin(code, client: "user:attacker"))
+        await Self.until { code.activeCalls == 3 }
+        #expect(code.workersHeld(by: "spin") == 2)
+        // Another client of the same function gets a worker of its own meanwhile.
+        let other = Self.spin(code, client: "user:other")
+        await Self.until { code.workersHeld(by: "spin") == 3 && code.activeCalls == 4 }
+        #expect(code.stuckWorkers >= 2)
+        for loop in first + [other] {
+            await #expect(throws: ScriptError.self) { try await loop.value }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func pastAFullLineACallIsRefusedAtOnce() async throws {
+        let code = try await CloudCode(
+            files: [("cloud.js", Self.source)], pool: CloudCode.Pool(workers: 2, queueLength: 0))
+        let loop = Self.spin(code, client: "a")
+        await Self.until { code.workersHeld(by: "spin") == 1 }
+        let error = await #expect(throws: ScriptError.self) {
+            _ = try await code.call("spin", request: ["params": [:]], cpuLimit: 2, deadline: .now + .seconds(60), client: "b")
+        }
+        #expect(error?.kind == .busy)
+        await #expect(throws: ScriptError.self) { try await loop.value }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func aCallWaitingPastTheBoundIsRefused() async throws {
+        let code = try await CloudCode(
+            files: [("cloud.js", Self.source)], pool: CloudCode.Pool(workers: 2, queueWait: .milliseconds(100)))
+        let loop = Self.spin(code, client: "a")
+        await Self.until { code.workersHeld(by: "spin") == 1 }
+        let error = await #expect(throws: ScriptError.self) {
+            _ = try await code.call("spin", request: ["params": [:]], cpuLimit: 2, deadline: .now + .seconds(60), client: "b")
+        }
+        #expect(error?.kind == .busy)
+        await #expect(throws: ScriptError.self) { try await loop.value }
+    }
+}
