@@ -8,7 +8,10 @@ extension DataService {
         guard caller.isMaster else { throw DataAPIError(.operationForbidden, "Reading schemas needs the master key.") }
         var classes: [String: JSONValue] = [:]
         let storage = storage(for: caller)
-        for name in try await storage.classNames() {
+        let access = try await access(for: caller)
+        // Only the classes the caller can reach: the deploy classes are no data path's, so
+        // neither are their fields (and an export tool walking this list never stops on one).
+        for name in try await storage.classNames() where access.reaches(name) {
             classes[name] = try await schema(of: name, in: storage)
         }
         return classes
@@ -18,6 +21,7 @@ extension DataService {
     public func schema(of className: String, caller: Caller) async throws -> JSONValue {
         try checkClassName(className)
         guard caller.isMaster else { throw DataAPIError(.operationForbidden, "Reading schemas needs the master key.") }
+        try await access(for: caller).checkNotInternal(className)
         let storage = storage(for: caller)
         guard try await storage.classExists(className) else { throw Self.classNotFound }
         return try await schema(of: className, in: storage)

@@ -50,7 +50,9 @@ struct ServerPull: Sendable {
             throw ClientFailure(message: "\(client.server)/1.1/schemas did not answer with a JSON object")
         }
         if case .object(let results)? = classes["results"] { classes = results }
-        var names = classes.keys.filter(Names.isValidClassName).sorted()
+        // Earlier FunctionHost versions listed their deploy classes too; they are the source host's
+        // own (its versions and secrets), never data to move, and its scan refuses them now.
+        var names = classes.keys.filter { Names.isValidClassName($0) && !Names.deployClasses.contains($0) }.sorted()
         if let only {
             names = only
         }

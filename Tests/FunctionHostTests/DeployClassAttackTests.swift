@@ -120,6 +120,7 @@ import Testing
                 try await api.get("/1.1/classes/_CloudCodeVersion/v1", headers: master),
                 try await api.get("/1.1/cloudQuery?cql=" + cql, headers: master),
                 try await api.get("/1.1/scan/classes/_EngineEnvironment", headers: master),
+                try await api.get("/1.1/schemas/_EngineEnvironment", headers: master),
                 try await api.find(
                     "Probe", ["where": #"{"ref":{"$inQuery":{"className":"_EngineEnvironment","where":{}}}}"#], headers: master),
                 try await api.find(
@@ -142,6 +143,10 @@ import Testing
             let probe = try await api.create("Probe", ["ref": pointer("_CloudCodeVersion", "v1")], headers: master)
             let included = try await api.fetch("Probe", probe, ["include": "ref"], headers: master)
             #expect(included["ref"] == pointer("_CloudCodeVersion", "v1"), "\(included)")
+            // The class list export tools walk (`import --from-server`) names neither.
+            let schemas = try await api.get("/1.1/schemas", headers: master)
+            #expect(schemas.status == .ok && schemas.json?["Probe"] != nil, "\(schemas)")
+            #expect(schemas.json?["_EngineEnvironment"] == nil && schemas.json?["_CloudCodeVersion"] == nil, "\(schemas)")
 
             // The deploy API answers them, the secret masked; the master key still reads the outbox.
             let variables = try await api.get("/1.1/engine/variables?environment=production", headers: master)
