@@ -125,16 +125,14 @@ import Testing
         }
     }
 
-    /// Logs in with `password` and expects it to work, in well under the second a hash of ten
-    /// million rounds would cost.
+    /// Logs in with `password` and expects it to work: the text was hashed at the host's own cost.
     static func expectQuickLogin(
         _ api: API, username: String, password: String, sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
-        let started = ContinuousClock.now
+        // The login succeeding is the proof, with no clock: had the text been stored as the hash,
+        // checking it would hash the text itself at the cost it names and never match.
         let login = try await api.post("/1.1/login", ["username": .string(username), "password": .string(password)])
-        let elapsed = ContinuousClock.now - started
         #expect(login.status == .ok, "\(login)", sourceLocation: sourceLocation)
-        #expect(elapsed < .seconds(5), "the login took \(elapsed)", sourceLocation: sourceLocation)
     }
 
     /// A hash asking for two billion rounds: hours of CPU, were they spent.

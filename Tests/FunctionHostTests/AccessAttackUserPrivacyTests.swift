@@ -149,7 +149,7 @@ import Testing
                 try await api.get("/1.1/cloudQuery" + queryString(["cql": statement]), headers: headers)
             }
             let probe = "select * from _User where sessionToken like '\(prefix)%'"
-            let live = try await cql(probe, Headers.master)
+            let live = try await cql("select * from _User where username = 'ada'", Headers.master)
             #expect(live.results.compactMap { $0["objectId"]?.stringValue } == [people.ada], "master precondition: \(live)")
             let attacks = [
                 (probe, "sessionToken"), ("select count(*) from _User where sessionToken like '\(prefix)%'", "sessionToken"),
@@ -159,11 +159,19 @@ import Testing
                 ("select * from _User where _failedLogins > 0", "_failedLogins"),
                 ("select * from _User where _loginAttempts > 0", "_loginAttempts"),
             ]
+            // Credentials are no one's to filter or sort on, the master key's included (issue 30's
+            // second review: a `$gte` walk read a session token in 131 queries).
             for (statement, field) in attacks {
-                #expect(try await cql(statement, Headers.master).status == .ok, "master precondition: \(statement)")
-                for headers in [people.bobSession, Headers.client] {
+                for headers in [people.bobSession, Headers.client, Headers.master] {
                     A.expectForbiddenField(try await cql(statement, headers), field, statement)
                 }
+            }
+            for condition in [
+                #"{"sessionToken":{"$gte":"\#(prefix)"}}"#, #"{"password":{"$regex":"^pbkdf2"}}"#, #"{"salt":{"$exists":true}}"#,
+            ] {
+                let reply = try await api.get(
+                    "/1.1/classes/_User" + queryString(["where": condition, "count": "1", "limit": "0"]), headers: Headers.master)
+                expectError(reply, code: 119, status: .forbidden)
             }
             for (headers, own) in [(people.bobSession, [people.bob]), (Headers.client, [])] {
                 let all = try await cql("select * from _User", headers)

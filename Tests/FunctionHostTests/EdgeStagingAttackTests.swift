@@ -26,6 +26,11 @@ import Testing
         AV.Cloud.define('order', function (request) {
           return new AV.Object('Order').save({ amount: request.params.amount }).then(function (o) { return o.id; });
         });
+        AV.Cloud.define('orderSkippingChecks', function (request) {
+          var order = new AV.Object('Order');
+          order.ignoreHook('beforeSave');
+          return order.save({ amount: request.params.amount }).then(function (o) { return o.id; });
+        });
         AV.Cloud.beforeSave('Order', function (request) { request.object.set('checkedBy', 'staging'); });
         """
     ]
@@ -64,6 +69,22 @@ import Testing
             #expect(try await api.post("/1.1/functions/where", headers: client, [:])["result"] == "staging")
             let id = try await api.create("Order", ["amount": 5], headers: client)
             #expect(try await api.fetch("Order", id, headers: Headers.master)["checkedBy"] == "production")
+        }
+    }
+
+    /// Issue 30's second review: staging's code chose to skip production's hooks (`ignoreHook`),
+    /// and a client's `X-LC-Prod: 0` call wrote past production's validation.
+    @Test func stagingCodeCantSkipProductionsHooks() async throws {
+        try await Self.run { api in
+            let refused = try await api.post(
+                "/1.1/functions/orderSkippingChecks", headers: Self.headers(Headers.client), ["amount": -100])
+            #expect(refused.status != .ok && refused.text.contains("No negative amounts."), "\(refused)")
+            #expect(try await api.find("Order", headers: Headers.master).results.isEmpty)
+            // The master key's staging call writes under staging's hooks, which its code may skip.
+            let skipped = try await api.post(
+                "/1.1/functions/orderSkippingChecks", headers: Self.headers(Headers.master), ["amount": 5])
+            let id = try #require(skipped["result"]?.stringValue, "\(skipped)")
+            #expect(try await api.fetch("Order", id, headers: Headers.master)["checkedBy"] == nil)
         }
     }
 

@@ -95,6 +95,7 @@ struct Access: Sendable {
             // The master key is bound by no permission, but reaches only the classes it may.
             try checkNotInternal(query.className)
             for className in Self.classes(in: query.predicate) { try checkNotInternal(className) }
+            try checkNoCredentials(query.predicate, order: query.order.map(\.key), of: query.className)
             return query
         }
         var query = query
@@ -108,6 +109,7 @@ struct Access: Sendable {
     func authorized(condition: QueryPredicate?, of className: String) async throws -> QueryPredicate? {
         guard !isMaster else {
             for className in Self.classes(in: condition) { try checkNotInternal(className) }
+            try checkNoCredentials(condition, of: className)
             return condition
         }
         return try await authorized(condition, of: className)

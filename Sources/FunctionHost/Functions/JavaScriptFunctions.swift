@@ -94,7 +94,8 @@ enum JavaScriptFunctions {
         do {
             outcome = try await code.call(
                 name, request: payload, mode: request.isRPC ? .rpc : .function, host: ScriptHost(
-                    service: request.data.service, caller: request.data.caller, deadline: request.deadline, run: { try await request.run($0, params: $1, sessionToken: $2) }, outbound: outbound),
+                    service: request.data.service, caller: request.data.caller, codeEnvironment: request.environment,
+                    deadline: request.deadline, run: { try await request.run($0, params: $1, sessionToken: $2) }, outbound: outbound),
                 cpuLimit: cpuBudget(until: request.deadline), deadline: request.deadline,
                 client: client(user: request.currentUser, address: request.remoteAddress))
         } catch {

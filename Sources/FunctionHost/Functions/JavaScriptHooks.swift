@@ -35,7 +35,8 @@ enum JavaScriptHooks {
             "context": .object(request.context), "results": .array(request.results.map { .object($0.restJSON()) }),
         ]
         let host = ScriptHost(
-            service: request.data.service, caller: request.data.caller, deadline: request.deadline, run: { _, _, _ in throw HookError(code: 1, message: "AV.Cloud.run of a Swift function isn't available in hooks yet.") },
+            service: request.data.service, caller: request.data.caller, codeEnvironment: request.environment,
+            deadline: request.deadline, run: { _, _, _ in throw HookError(code: 1, message: "AV.Cloud.run of a Swift function isn't available in hooks yet.") },
             outbound: outbound)
         let outcome: CloudCode.Outcome
         do {

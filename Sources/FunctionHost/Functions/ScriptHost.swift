@@ -15,6 +15,9 @@ struct ScriptHost: SandboxHost {
     /// a hook): each data call derives its own from it (`Caller.forScriptCall`), so the
     /// environment and depth always come from the request.
     let caller: Caller
+    /// The environment whose code is running. It differs from the caller's on shared data: a
+    /// client's `X-LC-Prod: 0` runs staging's code under production's hooks.
+    let codeEnvironment: EnvironmentName
     /// When the invocation must have answered.
     let deadline: ContinuousClock.Instant
     /// Calls another function of the host (`AV.Cloud.run` of a Swift function): name,
@@ -63,6 +66,9 @@ struct ScriptHost: SandboxHost {
             user = try await self.user(token)
         }
         var caller = caller.forScriptCall(useMasterKey: useMasterKey, user: user)
+        // Code skips only its own environment's hooks: staging's code writing production's data
+        // under production's hooks can't choose which of them its writes pass.
+        guard codeEnvironment == caller.environment else { return caller }
         for name in arguments["ignoreHooks"]?.arrayValue ?? [] {
             if let kind = name.stringValue.flatMap(HookKind.init(rawValue:)) { caller.skippedHooks.insert(kind) }
         }
