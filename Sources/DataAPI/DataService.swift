@@ -188,6 +188,9 @@ public struct DataService: Sendable {
     ) {
         try checkClassName(query.className)
         try await checkIncludes(query.include, of: query.className)
+        guard query.order.count <= ObjectQuery.maxOrderKeys else {
+            throw DataAPIError(.invalidQuery, "A query sorts by at most \(ObjectQuery.maxOrderKeys) keys.")
+        }
         let storage = storage(for: caller)
         let access = try await access(for: caller)
         // Every class, field and subquery of the query is checked, and rows the caller can't

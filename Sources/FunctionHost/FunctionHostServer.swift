@@ -208,7 +208,7 @@ public enum FunctionHostServer {
         for prefix in ["1", "1.1"] {
             let group = router.group(RouterPath(prefix))
             ObjectRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
-            BatchRoutes(endpoint: endpoint, limiter: limiter).register(on: group, prefix: prefix)
+            BatchRoutes(endpoint: endpoint, limiter: limiter, maxTime: configuration.batchTime).register(on: group, prefix: prefix)
             BatchSaveRoutes(endpoint: endpoint, limiter: limiter).register(on: group, prefix: prefix)
             UserRoutes(endpoint: endpoint, accounts: accounts).register(on: group, prefix: prefix)
             VerificationRoutes(

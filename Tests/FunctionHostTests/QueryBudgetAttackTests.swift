@@ -123,6 +123,42 @@ import Testing
         }
     }
 
+    /// The second review: thousands of sort keys were a 500 from SQLite's own limit.
+    @Test func sortKeysAreBounded() async throws {
+        try await TestServer.run { api in
+            _ = try await api.create("Big", ["n": 1])
+            for count in [ObjectQuery.maxOrderKeys + 1, 5_000] {
+                let order = (0..<count).map { "f\($0)" }.joined(separator: ",")
+                expectError(try await api.find("Big", ["order": order]), code: 102, status: .badRequest)
+            }
+            let cql = "select * from Big order by " + (0...ObjectQuery.maxOrderKeys).map { "f\($0)" }.joined(separator: ",")
+            let encoded = try #require(cql.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+            expectError(try await api.get("/1.1/cloudQuery?cql=\(encoded)"), code: 102, status: .badRequest)
+            let within = (0..<ObjectQuery.maxOrderKeys).map { "f\($0)" }.joined(separator: ",")
+            #expect(try await api.results("Big", ["order": within]).count == 1)
+        }
+    }
+
+    /// The second review: 500 items each spending its statement budget held a core for 40
+    /// minutes. Past the batch's time budget (none here), items answer 124 without running.
+    @Test func aBatchRunsItsItemsWithinItsTimeBudget() async throws {
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await TestServer.run(dataDirectory: directory, configure: { $0.batchTime = .zero }) { api in
+            let creates: [JSONValue] = (0..<3).map { _ in ["method": "POST", "path": "/1.1/classes/Late", "body": ["n": 1]] }
+            let reply = try await api.post("/1.1/batch", ["requests": .array(creates)])
+            let items = try #require(reply.json?.arrayValue, "\(reply)")
+            #expect(items.count == 3 && items.allSatisfy { $0["error"]?["code"] == 124 }, "\(reply)")
+            // Nothing ran: the class was never created.
+            expectError(try await api.find("Late", headers: Headers.master), code: 101, status: .notFound)
+        }
+        try await TestServer.run(dataDirectory: directory) { api in
+            let creates: [JSONValue] = (0..<3).map { _ in ["method": "POST", "path": "/1.1/classes/Late", "body": ["n": 1]] }
+            let reply = try await api.post("/1.1/batch", ["requests": .array(creates)])
+            #expect(reply.json?.arrayValue?.allSatisfy { $0["success"] != nil } == true, "\(reply)")
+        }
+    }
+
     @Test func batchItemsCountAgainstTheClientsRate() async throws {
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

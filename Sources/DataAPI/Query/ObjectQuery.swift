@@ -25,6 +25,9 @@ public struct ObjectQuery: Sendable, Hashable {
 
     /// The largest `limit` a query may ask for.
     public static let maxLimit = 1000
+    /// The most keys a query sorts by (102 past it): SQLite refuses a few thousand ORDER BY
+    /// terms with an error of its own, and no app sorts by more than a handful.
+    public static let maxOrderKeys = 32
 
     /// Creates a query; every part but the class is optional.
     public init(

@@ -105,6 +105,10 @@ public struct HostConfiguration: Sendable {
     /// What one answer (a query, a fetch, a whole `/batch`) may carry: include depth (10) and
     /// paths (50), included objects (10 000) and bytes (64 MB); past them a read is refused (102).
     public var answerLimits = AnswerLimits()
+    /// How long one `/batch` runs its items (30 s): every statement has its own budget, and 500
+    /// items each spending it would hold a core for 40 minutes; items not started by then
+    /// answer 124.
+    public var batchTime = Duration.seconds(30)
 
     /// Creates a configuration; only the keys and data directory have no default.
     public init(

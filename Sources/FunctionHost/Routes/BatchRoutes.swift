@@ -10,6 +10,9 @@ struct BatchRoutes: Sendable {
     let limiter: RateLimiter
     /// The most requests one batch may carry.
     static let maxRequests = 500
+    /// How long the batch runs items (`HostConfiguration.batchTime`); items not started by then
+    /// answer 124.
+    let maxTime: Duration
 
     func register(on group: RouterGroup<HostRequestContext>, prefix: String) {
         group.post("batch") { request, context in
@@ -21,7 +24,12 @@ struct BatchRoutes: Sendable {
             let results = await AnswerBudget.sharing(endpoint.data.answerLimits) {
                 var results: [JSONValue] = []
                 results.reserveCapacity(requests.count)
+                let deadline = ContinuousClock.now + maxTime
                 for entry in requests {
+                    guard ContinuousClock.now < deadline else {
+                        results.append(["error": ["code": 124, "error": "The batch ran past its time budget: this request was not run."]])
+                        continue
+                    }
                     do {
                         let response = try await perform(entry, caller: caller, prefix: prefix)
                         results.append(["success": response.body])
