@@ -198,11 +198,13 @@ public struct DataService: Sendable {
         var query = try await access.authorized(query)
         query.fromMaster = caller.isMaster
         guard try await storage.classExists(query.className) else { throw Self.classNotFound }
-        var objects = query.limit == 0 ? [] : try await storage.find(query)
+        // The rows are charged to the answer's budget as the engine reads them: a page too large
+        // to answer is refused before it is all in memory.
+        let budget = AnswerBudget.forAnswer(answerLimits)
+        var objects = query.limit == 0 ? [] : try await storage.find(query, charging: budget)
         let count = withCount ? try await storage.count(query) : nil
         for index in objects.indices { objects[index] = try await access.view(objects[index]) }
-        let included = try await IncludeResolver(access: access, budget: .forAnswer(answerLimits))
-            .resolve(objects, paths: query.include)
+        let included = try await IncludeResolver(access: access, budget: budget).resolve(objects, paths: query.include)
         let resolved = try await FileValueResolver(access: access).resolve(included)
         return (resolved, count)
     }

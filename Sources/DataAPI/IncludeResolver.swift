@@ -10,6 +10,8 @@ import JSON
 /// What the answer embeds is weighed level by level, deepest first, and checked against the
 /// request's `AnswerBudget` before that level's objects are copied into their places: an
 /// object pointing to itself many times is refused for its size before the size is built.
+/// Each batch of targets is charged to the budget's rows read as it arrives, so a level of
+/// 10 000 large targets stops being read once the budget is spent.
 struct IncludeResolver: Sendable {
     /// The caller's rights.
     let access: Access
@@ -54,7 +56,7 @@ struct IncludeResolver: Sendable {
                 // Internal classes are never allowed a client (`allows`).
                 guard Names.isValidClassName(className), try await access.allows(.get, on: className) else { continue }
                 var fetched: [StoredObject] = []
-                for object in try await access.storage.fetch(className, ids: Array(ids)) where access.canRead(object) {
+                for object in try await access.storage.fetch(className, ids: Array(ids), charging: budget) where access.canRead(object) {
                     // The view first: a hidden field's Pointer is not followed.
                     fetched.append(try await access.view(object))
                 }

@@ -148,8 +148,34 @@ import Testing
         }
     }
 
+    /// A page whose rows pass the byte budget is refused with 102 (the engine stops reading at
+    /// the first row past it: `EngineReadBudgetTests`), as is an include level of such rows; a
+    /// page that fits is answered, and the host keeps serving.
+    @Test func aPageOfRowsPastTheByteBudgetIsRefused() async throws {
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await TestServer.run(dataDirectory: directory, configure: { $0.answerLimits.maxBytes = 35_000 }) { api in
+            var pointers: [JSONValue] = []
+            for index in 0..<10 {
+                let id = try await api.create("Big", ["n": .int(Int64(index)), "b": .string(String(repeating: "A", count: 10_000))])
+                pointers.append(["__type": "Pointer", "className": "Big", "objectId": .string(id)])
+            }
+            expectError(try await api.find("Big", ["limit": "1000"]), code: 102, status: .badRequest)
+            #expect(try await api.results("Big", ["limit": "3"]).count == 3)
+            let holder = try await api.create("Holder", ["x": .array(pointers)])
+            expectError(try await api.get("/1.1/classes/Holder/\(holder)?include=x"), code: 102, status: .badRequest)
+            expectError(try await api.find("Holder", ["include": "x"]), code: 102, status: .badRequest)
+            #expect(try await api.fetch("Holder", holder)["x"]?.arrayValue?.count == 10)
+            try await Self.expectAlive(api)
+        }
+    }
+
     @Test func aBatchSharesOneAnswerBudget() async throws {
-        try await TestServer.run { api in
+        // Bytes enough that the 10 000 included objects are the limit reached (each read
+        // answers about 135 KB: 120 reads spend the default 16 MB).
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await TestServer.run(dataDirectory: directory, configure: { $0.answerLimits.maxBytes = 64 * 1024 * 1024 }) { api in
             let id = try await Self.amplifier(api)
             let read: JSONValue = ["method": "GET", "path": .string("/1.1/classes/Fan/\(id)?include=x")]
             let reply = try await api.post("/1.1/batch", ["requests": .array(Array(repeating: read, count: 300))])

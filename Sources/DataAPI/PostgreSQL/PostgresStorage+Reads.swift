@@ -13,7 +13,7 @@ extension PostgresStorage {
         }
     }
 
-    public func fetch(_ className: String, ids: [String]) async throws -> [StoredObject] {
+    public func fetch(_ className: String, ids: [String], charging budget: AnswerBudget?) async throws -> [StoredObject] {
         if ids.isEmpty { return [] }
         return try await reading {
             guard let entry = try await self.entry(className) else { return [] }
@@ -21,15 +21,15 @@ extension PostgresStorage {
             for start in stride(from: 0, to: ids.count, by: 500) {
                 let batch = Array(ids[start..<min(start + 500, ids.count)])
                 let marks = Array(repeating: "?", count: batch.count).joined(separator: ",")
-                let rows = try await self.rows(
-                    SQL("SELECT id, created_at, updated_at, doc::text FROM \"\(entry.table)\" WHERE id IN (\(marks))", batch))
-                for row in rows { objects.append(try Self.decodeObject(row, className: className)) }
+                objects += try await self.objects(
+                    SQL("SELECT id, created_at, updated_at, doc::text FROM \"\(entry.table)\" WHERE id IN (\(marks))", batch),
+                    className: className, charging: budget)
             }
             return objects
         }
     }
 
-    public func find(_ query: ObjectQuery) async throws -> [StoredObject] {
+    public func find(_ query: ObjectQuery, charging budget: AnswerBudget?) async throws -> [StoredObject] {
         try await prepare(query)
         return try await reading {
             guard let entry = try await self.entry(query.className) else { return [] }
@@ -41,8 +41,21 @@ extension PostgresStorage {
                 SELECT id, created_at, updated_at, doc::text FROM "\(entry.table)"
                 WHERE \(condition.text) \(order.text) LIMIT ?::bigint OFFSET ?::bigint
                 """, condition.binds + order.binds + [String(query.limit), String(query.skip)])
-            return try await self.rows(sql).map { try Self.decodeObject($0, className: query.className) }
+            return try await self.objects(sql, className: query.className, charging: budget)
         }
+    }
+
+    /// The objects a `SELECT id, created_at, updated_at, doc::text` answers, decoded as their
+    /// rows arrive and each charged to `budget` first. A refusal leaves the row sequence there:
+    /// postgres-nio cancels it and drops what it had buffered, so the rest is never kept.
+    private func objects(_ sql: SQL, className: String, charging budget: AnswerBudget?) async throws -> [StoredObject] {
+        var objects: [StoredObject] = []
+        for try await row in try await client.query(sql.query, logger: Self.quiet) {
+            let cells = row.map { cell in cell.bytes.map { String(buffer: $0) } ?? "" }
+            try budget?.chargeRow(documentBytes: cells.count > 3 ? cells[3].utf8.count : 0)
+            objects.append(try Self.decodeObject(cells, className: className))
+        }
+        return objects
     }
 
     public func scan(

@@ -1,15 +1,20 @@
 public import JSON
 import Synchronization
 
-/// What an answer has spent of its `AnswerLimits`, counted while includes are resolved so a
+/// What an answer has spent of its `AnswerLimits`, counted while it is read and built so a
 /// refusal comes before the memory is spent. One budget is shared by the reads of one request:
 /// a `/batch` runs all its items under one (`sharing`), so 500 reads can't each spend the whole.
+///
+/// Two meters, each held to `maxBytes`: the stored documents the engines read for the answer
+/// (charged row by row as they arrive, so an engine stops reading when it is spent), and the
+/// answer built from them (charged by `IncludeResolver`, where includes repeat objects).
 package final class AnswerBudget: Sendable {
     /// The budget the reads of the running request share, when it set one.
     @TaskLocal package static var current: AnswerBudget?
 
     private let limits: AnswerLimits
     private let spent = Mutex(AnswerWeight.zero)
+    private let read = Mutex(AnswerWeight.zero)
 
     /// A fresh budget of `limits`.
     package init(_ limits: AnswerLimits) {
@@ -50,13 +55,36 @@ package final class AnswerBudget: Sendable {
         if let refusal { throw refusal }
     }
 
+    /// Spends one stored row read for the answer, its document of `documentBytes` and its id
+    /// and dates, or refuses it when the rows read would pass `maxBytes`: the engine then stops
+    /// reading, and the answer is refused with the same error as one too large to build.
+    package func chargeRow(documentBytes: Int) throws(DataAPIError) {
+        let refused = read.withLock { (read: inout AnswerWeight) -> Bool in
+            // objectId, createdAt and updatedAt, as `AnswerWeight.fields(of:)` counts them.
+            let total = read + AnswerWeight(objects: 1, bytes: documentBytes) + AnswerWeight(objects: 0, bytes: 100)
+            guard total.bytes <= limits.maxBytes else { return true }
+            read = total
+            return false
+        }
+        if refused { throw tooLarge }
+    }
+
+    /// The rows the engines have read for the answer so far (`objects`), and their bytes.
+    package var rowsRead: AnswerWeight {
+        read.withLock { $0 }
+    }
+
     private func refuse(past total: AnswerWeight) throws(DataAPIError) {
         guard total.objects <= limits.maxIncludedObjects, total.bytes <= limits.maxBytes else {
-            throw DataAPIError(
-                .invalidQuery,
-                "The answer is too large: it may include at most \(limits.maxIncludedObjects) objects and carry "
-                    + "\(limits.maxBytes) bytes; include fewer paths or ask for fewer objects.")
+            throw tooLarge
         }
+    }
+
+    private var tooLarge: DataAPIError {
+        DataAPIError(
+            .invalidQuery,
+            "The answer is too large: it may include at most \(limits.maxIncludedObjects) objects and carry "
+                + "\(limits.maxBytes) bytes; include fewer paths or ask for fewer objects.")
     }
 }
 

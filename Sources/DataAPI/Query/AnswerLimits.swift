@@ -8,9 +8,11 @@ public struct AnswerLimits: Sendable, Hashable {
     public var maxIncludePaths = 50
     /// The most objects included into one answer, counting each time an object is embedded.
     public var maxIncludedObjects = 10_000
-    /// The most bytes of objects one answer carries (as JSON, estimated while it is built).
-    public var maxBytes = 64 * 1024 * 1024
+    /// The most bytes of objects one answer carries (as JSON, estimated while it is built), and
+    /// the most bytes of stored objects read for it: a page of 1000 objects of 16 KB. An object
+    /// may hold 128 KB, so the engines stop reading a larger page before it is all in memory.
+    public var maxBytes = 16 * 1024 * 1024
 
-    /// The defaults: include depth 10, 50 paths, 10 000 included objects, 64 MB.
+    /// The defaults: include depth 10, 50 paths, 10 000 included objects, 16 MB.
     public init() {}
 }

@@ -13,7 +13,7 @@ extension SQLiteStorage {
         }
     }
 
-    public func fetch(_ className: String, ids: [String]) async throws -> [StoredObject] {
+    public func fetch(_ className: String, ids: [String], charging budget: AnswerBudget?) async throws -> [StoredObject] {
         if ids.isEmpty { return [] }
         return try await read { db in
             guard let entry = try self.entry(className, db) else { return [] }
@@ -22,16 +22,16 @@ extension SQLiteStorage {
             for start in stride(from: 0, to: ids.count, by: 500) {
                 let batch = Array(ids[start..<min(start + 500, ids.count)])
                 let placeholders = Array(repeating: "?", count: batch.count).joined(separator: ",")
-                let rows = try Row.fetchAll(
+                let rows = try Row.fetchCursor(
                     db, sql: "SELECT id, created_at, updated_at, doc FROM \"\(entry.table)\" WHERE id IN (\(placeholders))",
                     arguments: StatementArguments(batch))
-                for row in rows { objects.append(try Self.decodeObject(row, className: className)) }
+                try Self.decode(rows, className: className, charging: budget, into: &objects)
             }
             return objects
         }
     }
 
-    public func find(_ query: ObjectQuery) async throws -> [StoredObject] {
+    public func find(_ query: ObjectQuery, charging budget: AnswerBudget?) async throws -> [StoredObject] {
         try await prepareIndexes(for: query)
         return try await read { db in
             guard let entry = try self.entry(query.className, db) else { return [] }
@@ -43,9 +43,22 @@ extension SQLiteStorage {
                 WHERE \(condition.sql) \(order.sql) LIMIT ? OFFSET ?
                 """
             let arguments = condition.arguments + order.arguments + [query.limit.databaseValue, query.skip.databaseValue]
-            return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments)).map { row in
-                try Self.decodeObject(row, className: query.className)
-            }
+            var objects: [StoredObject] = []
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments))
+            try Self.decode(rows, className: query.className, charging: budget, into: &objects)
+            return objects
+        }
+    }
+
+    /// Decodes rows one step of the statement at a time, charging each to `budget` before it is
+    /// kept: a refusal ends the statement there, so the rest of the rows are never read.
+    private static func decode(
+        _ rows: RowCursor, className: String, charging budget: AnswerBudget?, into objects: inout [StoredObject]
+    ) throws {
+        while let row = try rows.next() {
+            let doc: String = row["doc"]
+            try budget?.chargeRow(documentBytes: doc.utf8.count)
+            objects.append(try decodeObject(row, document: doc, className: className))
         }
     }
 

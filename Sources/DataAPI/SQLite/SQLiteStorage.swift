@@ -163,7 +163,11 @@ package final class SQLiteStorage: StorageEngine {
     }
 
     static func decodeObject(_ row: Row, className: String) throws -> StoredObject {
-        let doc: String = row["doc"]
+        try decodeObject(row, document: row["doc"], className: className)
+    }
+
+    /// `decodeObject(_:className:)` with the row's document already read.
+    static func decodeObject(_ row: Row, document doc: String, className: String) throws -> StoredObject {
         guard case .object(let fields) = try JSONValue.parsed(Array(doc.utf8)) else {
             throw DataAPIError(.storageFailure, "A stored document is not an object.")
         }

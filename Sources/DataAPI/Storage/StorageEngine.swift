@@ -31,11 +31,13 @@ package protocol StorageEngine: Sendable {
     /// The object with this id, if any.
     func fetch(_ className: String, id: String) async throws -> StoredObject?
 
-    /// The objects with these ids that exist, in no particular order.
-    func fetch(_ className: String, ids: [String]) async throws -> [StoredObject]
+    /// The objects with these ids that exist, in no particular order. Each row is charged to
+    /// `budget` as it is read; when the budget refuses one, reading stops and its error is thrown.
+    func fetch(_ className: String, ids: [String], charging budget: AnswerBudget?) async throws -> [StoredObject]
 
-    /// The objects matching the query, in its order and window.
-    func find(_ query: ObjectQuery) async throws -> [StoredObject]
+    /// The objects matching the query, in its order and window. Each row is charged to `budget`
+    /// as it is read; when the budget refuses one, reading stops and its error is thrown.
+    func find(_ query: ObjectQuery, charging budget: AnswerBudget?) async throws -> [StoredObject]
 
     /// How many objects match the query's condition.
     func count(_ query: ObjectQuery) async throws -> Int
@@ -56,6 +58,20 @@ package protocol StorageEngine: Sendable {
 
     /// The names of every class that has been written, sorted.
     func classNames() async throws -> [String]
+}
+
+extension StorageEngine {
+    /// The objects with these ids that exist, read for no answer's budget (the server's own
+    /// lookups, bounded by what they ask for).
+    package func fetch(_ className: String, ids: [String]) async throws -> [StoredObject] {
+        try await fetch(className, ids: ids, charging: nil)
+    }
+
+    /// The objects matching the query, read for no answer's budget (the server's own lookups,
+    /// bounded by their limit).
+    package func find(_ query: ObjectQuery) async throws -> [StoredObject] {
+        try await find(query, charging: nil)
+    }
 }
 
 /// One member of a Relation field: the owner object holds the target in `field`.

@@ -54,12 +54,12 @@ final class MeasuredStorage: StorageEngine {
         try await measure("fetch") { try await base.fetch(className, id: id) }
     }
 
-    func fetch(_ className: String, ids: [String]) async throws -> [StoredObject] {
-        try await measure("fetch_many") { try await base.fetch(className, ids: ids) }
+    func fetch(_ className: String, ids: [String], charging budget: AnswerBudget?) async throws -> [StoredObject] {
+        try await measure("fetch_many") { try await base.fetch(className, ids: ids, charging: budget) }
     }
 
-    func find(_ query: ObjectQuery) async throws -> [StoredObject] {
-        try await measure("find") { try await base.find(query) }
+    func find(_ query: ObjectQuery, charging budget: AnswerBudget?) async throws -> [StoredObject] {
+        try await measure("find") { try await base.find(query, charging: budget) }
     }
 
     func count(_ query: ObjectQuery) async throws -> Int {
