@@ -44,8 +44,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Request parts passed on since the last read completed: a read that passed none only
     /// began a request's headers (the decoder holds them until they end).
     private var partsThisRead = 0
-    /// Whether a response's head has been written and its end not yet.
-    private var responding = false
+    /// Whether a response head has been written since the current request's head arrived
+    /// (a route may answer, 413 say, before it has read the body): then a cut only closes.
+    private var answered = false
     private var timer: Scheduled<Void>?
     /// Body bytes of the current window.
     private var windowBytes = 0
@@ -93,6 +94,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         switch unwrapInboundIn(data) {
         case .head:
             phase = .body
+            answered = false
             windowBytes = 0
             waited = .zero
             schedule(context, in: .init(limits.bodyWindow)) { $0.checkBody($1) }
@@ -122,11 +124,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             promise?.fail(ChannelError.ioOnClosedChannel)
             return
         }
-        switch unwrapOutboundIn(data) {
-        case .head: responding = true
-        case .end: responding = false
-        case .body: break
-        }
+        if case .head = unwrapOutboundIn(data) { answered = true }
         context.write(data, promise: promise)
     }
 
@@ -155,10 +153,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Ends a request too slow to arrive: 408 with code 124 when nothing was answered yet (a
     /// client then knows why), then the connection is closed.
     private func cut(_ context: ChannelHandlerContext) {
-        let answer = !responding
         phase = .closing
         cancelTimer()
-        guard answer else {
+        guard !answered else {
             context.close(promise: nil)
             return
         }
