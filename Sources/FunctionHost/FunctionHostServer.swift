@@ -54,13 +54,12 @@ public enum FunctionHostServer {
     }
 
     /// HTTP/1 for clients, with the connection limits: each connection guarded (a cap per
-    /// address, the first headers' deadline) and closed once idle.
+    /// client, each request's header deadline and body rate) and closed once idle.
     private static func clientServer(_ limits: ConnectionLimits, proxies: TrustedProxies) -> HTTPServerBuilder {
         let counts = ConnectionCounts(limit: limits.perAddress)
-        let headerTimeout = limits.headerTimeout
         return .http1(
             configuration: .init(
-                additionalChannelHandlers: [ConnectionGuard(counts: counts, headerTimeout: headerTimeout, proxies: proxies)],
+                additionalChannelHandlers: [ConnectionGuard(counts: counts, limits: limits, proxies: proxies)],
                 idleTimeout: .init(limits.idleTimeout)))
     }
 

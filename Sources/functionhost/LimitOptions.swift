@@ -3,7 +3,7 @@ import Foundation
 import FunctionHost
 
 /// The options of `serve` about how much one request or connection may hold: a database
-/// statement's time, and client connections' timeouts and number per address.
+/// statement's time, and client connections' timeouts, body rate and number per client.
 struct LimitOptions: ParsableArguments {
     @Option(
         name: .customLong("statement-timeout"),
@@ -19,8 +19,20 @@ struct LimitOptions: ParsableArguments {
     @Option(
         name: .customLong("header-timeout"),
         help: ArgumentHelp(
-            "Seconds a connection may take to end its first request's headers once begun (default: 10).", valueName: "seconds"))
+            "Seconds each request may take to end its headers once begun (default: 10).", valueName: "seconds"))
     var headerTimeout: Double?
+
+    @Option(
+        name: .customLong("body-window"),
+        help: ArgumentHelp(
+            "Seconds of the body rate's window: each must bring --body-window-bytes of a request's body or its end; else 408 (default: 10).",
+            valueName: "seconds"))
+    var bodyWindow: Double?
+
+    @Option(
+        name: .customLong("body-window-bytes"),
+        help: ArgumentHelp("The fewest body bytes each --body-window must bring (default: 65536).", valueName: "bytes"))
+    var bodyWindowBytes: Int?
 
     @Option(
         name: .customLong("connections-per-address"),
@@ -45,6 +57,13 @@ struct LimitOptions: ParsableArguments {
         }
         if let seconds = headerTimeout {
             configuration.connectionLimits.headerTimeout = try Self.duration(seconds, option: "--header-timeout")
+        }
+        if let seconds = bodyWindow {
+            configuration.connectionLimits.bodyWindow = try Self.duration(seconds, option: "--body-window")
+        }
+        if let bytes = bodyWindowBytes {
+            guard bytes >= 0 else { throw ValidationError("--body-window-bytes must be at least 0.") }
+            configuration.connectionLimits.bodyBytesPerWindow = bytes
         }
         if let count = connectionsPerAddress {
             guard count > 0 else { throw ValidationError("--connections-per-address must be at least 1.") }

@@ -76,6 +76,97 @@ import Darwin
         }
     }
 
+    @Test func aBodyTricklingBelowTheRateIsCut() async throws {
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Only the body rate can close it: the idle and header limits are past the test's patience.
+        try await TestServer.run(
+            dataDirectory: directory, transport: .socket,
+            configure: {
+                $0.connectionLimits = ConnectionLimits(
+                    idleTimeout: .seconds(600), headerTimeout: .seconds(600), bodyWindow: .milliseconds(300), bodyBytesPerWindow: 1000)
+            }
+        ) { api in
+            for chunked in [false, true] {
+                let slow = try RawConnection(port: api.port)
+                let framing = chunked ? "Transfer-Encoding: chunked" : "Content-Length: 100000"
+                try slow.send(
+                    "POST /1.1/classes/Slow HTTP/1.1\r\nHost: test\r\nX-LC-Id: app\r\nX-LC-Key: key\r\n"
+                        + "Content-Type: application/json\r\n\(framing)\r\n\r\n")
+                // A byte every 20 ms: each part restarts the idle timer, but 15 a window is under 1000.
+                let trickle = Task {
+                    while !Task.isCancelled {
+                        guard (try? slow.send(chunked ? "1\r\n \r\n" : " ")) != nil else { return }
+                        try? await Task.sleep(for: .milliseconds(20))
+                    }
+                }
+                defer { trickle.cancel() }
+                #expect(try await slow.readUntilClosed().hasPrefix("HTTP/1.1 408"))
+            }
+        }
+    }
+
+    @Test func aLaterRequestsHeadersTricklingAreCut() async throws {
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await TestServer.run(
+            dataDirectory: directory, transport: .socket,
+            configure: { $0.connectionLimits = ConnectionLimits(idleTimeout: .seconds(600), headerTimeout: .milliseconds(300)) }
+        ) { api in
+            let connection = try RawConnection(port: api.port)
+            try connection.send("GET /__engine/1/ping HTTP/1.1\r\nHost: test\r\n\r\n")
+            #expect(try await connection.readResponseHead().hasPrefix("HTTP/1.1 200"))
+            // The second request's headers, a line every 20 ms, never ending.
+            try connection.send("GET /__engine/1/ping HTTP/1.1\r\nHost: test\r\n")
+            let trickle = Task {
+                while !Task.isCancelled {
+                    guard (try? connection.send("X-Slow: 1\r\n")) != nil else { return }
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            defer { trickle.cancel() }
+            #expect(try await !connection.readUntilClosed().contains("HTTP/1.1"))
+        }
+    }
+
+    @Test func aBodyAtAnOrdinaryPaceWithPausesArrives() async throws {
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await TestServer.run(
+            dataDirectory: directory, transport: .socket,
+            configure: {
+                $0.connectionLimits = ConnectionLimits(
+                    idleTimeout: .seconds(600), headerTimeout: .seconds(600), bodyWindow: .seconds(2), bodyBytesPerWindow: 1000)
+            }
+        ) { api in
+            // 4000 bytes in four parts, pauses (pacing, not synchronisation) well inside a window.
+            let padding = String(repeating: " ", count: 3990)
+            let body = Array(#"{"a":1}"# + padding + "   ")
+            let connection = try RawConnection(port: api.port)
+            try connection.send(
+                "POST /1.1/classes/Slow HTTP/1.1\r\nHost: test\r\nX-LC-Id: app\r\nX-LC-Key: key\r\nConnection: close\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n")
+            for start in stride(from: 0, to: body.count, by: 1000) {
+                try await Task.sleep(for: .milliseconds(300))
+                try connection.send(String(body[start..<min(start + 1000, body.count)]))
+            }
+            #expect(try await connection.readUntilClosed().hasPrefix("HTTP/1.1 201"))
+        }
+    }
+
+    @Test func ipv6ClientsAreCountedByTheirSlash64() {
+        #expect(ConnectionCounts.key(ofPeer: "2001:db8:1:2:aaaa::1") == ConnectionCounts.key(ofPeer: "2001:db8:1:2:bbbb:cccc:dddd:eeee"))
+        #expect(ConnectionCounts.key(ofPeer: "2001:db8:1:2::1") != ConnectionCounts.key(ofPeer: "2001:db8:1:3::1"))
+        #expect(ConnectionCounts.key(ofPeer: "192.0.2.7") == "192.0.2.7")
+        #expect(ConnectionCounts.key(ofPeer: "::ffff:192.0.2.7") == "192.0.2.7")
+        let counts = ConnectionCounts(limit: 2)
+        #expect(counts.admit("2001:db8::1") && counts.admit("2001:db8::2"))
+        #expect(!counts.admit("2001:db8::ffff:1"))
+        #expect(counts.admit("2001:db8:0:1::1"))
+        counts.release("2001:db8::1")
+        #expect(counts.count("2001:db8::3") == 1)
+    }
+
     @Test func connectionCountsAreKeptPerAddress() {
         let counts = ConnectionCounts(limit: 2)
         #expect(counts.admit("a") && counts.admit("a"))

@@ -1,46 +1,18 @@
+import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
-import Synchronization
 
-/// The connections open per peer address, shared by every connection of one server.
-final class ConnectionCounts: Sendable {
-    private let open = Mutex<[String: Int]>([:])
-    /// The most one address may hold.
-    let limit: Int
-
-    init(limit: Int) {
-        self.limit = limit
-    }
-
-    /// Counts a new connection from `address`; false (nothing counted) past the limit.
-    func admit(_ address: String) -> Bool {
-        open.withLock { open in
-            let count = open[address, default: 0]
-            guard count < limit else { return false }
-            open[address] = count + 1
-            return true
-        }
-    }
-
-    /// Forgets a connection `admit` counted.
-    func release(_ address: String) {
-        open.withLock { open in
-            let count = open[address, default: 1] - 1
-            // An address with none open leaves the table, so it never grows with past peers.
-            open[address] = count > 0 ? count : nil
-        }
-    }
-
-    /// The connections open from `address` (for tests and metrics).
-    func count(_ address: String) -> Int { open.withLock { $0[address, default: 0] } }
-}
-
-/// Guards one client connection: closes it at once when its peer address already holds as
-/// many as `ConnectionLimits.perAddress`, and when its first request's headers, once begun,
-/// don't end within `ConnectionLimits.headerTimeout`. (Hummingbird's idle timeout counts from
-/// the last complete request part: it closes a connection that sends nothing, and covers the
-/// requests after the first.) The deadline starts with the first bytes, not at connect, so a
-/// client that opens its connection ahead of its first request is held to the idle timeout.
+/// Guards one client connection: closes it at once when its client already holds as many as
+/// `ConnectionLimits.perAddress`; closes it when a request's headers, once begun, don't end
+/// within `ConnectionLimits.headerTimeout` (every request, not only the first); and cuts a
+/// request whose body arrives slower than `bodyBytesPerWindow` a `bodyWindow` (408 when no
+/// response has begun). Hummingbird's idle timeout restarts with every request part, so by
+/// itself a body sent a byte at a time held the connection for ever.
+///
+/// The header deadline starts with the first bytes, not at connect, so a client that opens its
+/// connection ahead of its first request is held to the idle timeout. The body's windows count
+/// only the time a read is outstanding: while the server is still working through what it has
+/// (its reads held back), the client isn't the one that is slow.
 ///
 /// Sits after the HTTP decoder, seeing request parts; one instance per connection, used on its
 /// event loop only.
@@ -50,19 +22,42 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
+    /// Where the connection is in reading a request.
+    private enum Phase {
+        /// No request part in progress: a new connection, or the last request read whole.
+        case between
+        /// A request's headers have begun (bytes arrived) and not ended.
+        case headers
+        /// A request's headers are in, its body has not ended.
+        case body
+        /// Cut: what is left is to close.
+        case closing
+    }
+
     private let counts: ConnectionCounts
-    private let headerTimeout: Duration
+    private let limits: ConnectionLimits
     private let proxies: TrustedProxies
     /// The address `counts` holds this connection under; nil when it isn't counted.
     private var counted: String?
     private var started = false
-    /// Whether a request's headers have arrived whole.
-    private var headSeen = false
-    private var headerTimer: Scheduled<Void>?
+    private var phase = Phase.between
+    /// Request parts passed on since the last read completed: a read that passed none only
+    /// began a request's headers (the decoder holds them until they end).
+    private var partsThisRead = 0
+    /// Whether a response head has been written since the current request's head arrived
+    /// (a route may answer, 413 say, before it has read the body): then a cut only closes.
+    private var answered = false
+    private var timer: Scheduled<Void>?
+    /// Body bytes of the current window.
+    private var windowBytes = 0
+    /// The time of the current window a read was outstanding, up to `readSince`.
+    private var waited = TimeAmount.zero
+    /// When the outstanding read was asked for; nil when none is.
+    private var readSince: NIODeadline?
 
-    init(counts: ConnectionCounts, headerTimeout: Duration, proxies: TrustedProxies) {
+    init(counts: ConnectionCounts, limits: ConnectionLimits, proxies: TrustedProxies) {
         self.counts = counts
-        self.headerTimeout = headerTimeout
+        self.limits = limits
         self.proxies = proxies
     }
 
@@ -84,24 +79,110 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         stop()
     }
 
+    func read(context: ChannelHandlerContext) {
+        if readSince == nil { readSince = .now() }
+        context.read()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) {
-            headSeen = true
-            headerTimer?.cancel()
-            headerTimer = nil
+        if let since = readSince {
+            waited = waited + (.now() - since)
+            readSince = nil
+        }
+        guard phase != .closing else { return }
+        partsThisRead += 1
+        switch unwrapInboundIn(data) {
+        case .head:
+            phase = .body
+            answered = false
+            windowBytes = 0
+            waited = .zero
+            schedule(context, in: .init(limits.bodyWindow)) { $0.checkBody($1) }
+        case .body(let bytes):
+            windowBytes += bytes.readableBytes
+        case .end:
+            phase = .between
+            cancelTimer()
         }
         context.fireChannelRead(data)
     }
 
-    /// Bytes were read: when they began the first request's headers without ending them, its
-    /// deadline starts (the decoder passes a read on only once the headers are whole).
+    /// Bytes were read: when they passed no part on between requests, they began a request's
+    /// headers without ending them, and its deadline starts.
     func channelReadComplete(context: ChannelHandlerContext) {
-        if !headSeen, headerTimer == nil, context.channel.isActive {
-            headerTimer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: .init(headerTimeout)) {
-                context.close(promise: nil)
-            }
+        if phase == .between, partsThisRead == 0, context.channel.isActive {
+            phase = .headers
+            schedule(context, in: .init(limits.headerTimeout)) { _, context in context.close(promise: nil) }
         }
+        partsThisRead = 0
         context.fireChannelReadComplete()
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        // Once cut, the connection answers nothing more (its 408 may already be on the way).
+        guard phase != .closing else {
+            promise?.fail(ChannelError.ioOnClosedChannel)
+            return
+        }
+        if case .head = unwrapOutboundIn(data) { answered = true }
+        context.write(data, promise: promise)
+    }
+
+    /// A body window has passed (of the time spent waiting for the client): it must have
+    /// brought its share, or the request is cut.
+    private func checkBody(_ context: ChannelHandlerContext) {
+        guard phase == .body else { return }
+        let now = NIODeadline.now()
+        let window = TimeAmount(limits.bodyWindow)
+        let elapsed = waited + (readSince.map { now - $0 } ?? .zero)
+        guard elapsed >= window else {
+            // The server held its reads back for part of the window: the client gets the rest.
+            schedule(context, in: window - elapsed) { $0.checkBody($1) }
+            return
+        }
+        guard windowBytes >= limits.bodyBytesPerWindow else {
+            cut(context)
+            return
+        }
+        windowBytes = 0
+        waited = .zero
+        if readSince != nil { readSince = now }
+        schedule(context, in: window) { $0.checkBody($1) }
+    }
+
+    /// Ends a request too slow to arrive: 408 with code 124 when nothing was answered yet (a
+    /// client then knows why), then the connection is closed.
+    private func cut(_ context: ChannelHandlerContext) {
+        phase = .closing
+        cancelTimer()
+        guard !answered else {
+            context.close(promise: nil)
+            return
+        }
+        let body = context.channel.allocator.buffer(
+            string: #"{"code":124,"error":"The request's body arrived too slowly; send it again faster."}"#)
+        var fields = HTTPFields()
+        fields[.contentType] = "application/json; charset=utf-8"
+        fields[.contentLength] = String(body.readableBytes)
+        fields[.connection] = "close"
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: .requestTimeout, headerFields: fields))), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+    }
+
+    private func schedule(
+        _ context: ChannelHandlerContext, in delay: TimeAmount, _ action: @escaping (ConnectionGuard, ChannelHandlerContext) -> Void
+    ) {
+        timer?.cancel()
+        timer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: delay) { [self] in
+            timer = nil
+            action(self, context)
+        }
+    }
+
+    private func cancelTimer() {
+        timer?.cancel()
+        timer = nil
     }
 
     private func start(_ context: ChannelHandlerContext) {
@@ -118,8 +199,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func stop() {
-        headerTimer?.cancel()
-        headerTimer = nil
+        cancelTimer()
         if let counted { counts.release(counted) }
         counted = nil
     }
