@@ -5,8 +5,9 @@ import Testing
 @testable import Sandbox
 
 /// A host that counts the operations running in it at once. `Park` calls wait until their task
-/// is cancelled; a `Held` call answers once a `Late` call has arrived, and the `Late` call once
-/// the `Held` one has answered; others answer after a turn of the scheduler.
+/// is cancelled; a `Hold` call answers once a `Late` call has arrived, a `Held` call once the
+/// test releases it, and the `Late` call once the `Held` one has answered; others answer after
+/// a turn of the scheduler.
 private final class CountingHost: SandboxHost {
     struct Counts {
         var inFlight = 0
@@ -16,6 +17,7 @@ private final class CountingHost: SandboxHost {
         var operations: [String] = []
         var lateArrived = false
         var heldAnswered = false
+        var releaseHeld = false
     }
 
     let counts = Mutex(Counts())
@@ -36,8 +38,10 @@ private final class CountingHost: SandboxHost {
             // Parked until the sandbox cancels the call (its invocation ended).
             try? await Task.sleep(for: .seconds(600))
             if Task.isCancelled { counts.withLock { $0.cancelled += 1 } }
-        case "Held":
+        case "Hold":
             while !counts.withLock({ $0.lateArrived }) { await Task.yield() }
+        case "Held":
+            while !counts.withLock({ $0.releaseHeld }) { await Task.yield() }
             counts.withLock { $0.heldAnswered = true }
         case "Late":
             // Answers only once the other call's answer is on its way back to the worker.
@@ -73,6 +77,7 @@ private final class CountingHost: SandboxHost {
             function () { leaked.push('error'); });
           return 'left';
         });
+        AV.Cloud.define('hold', function () { return AV._request('data.find', { className: 'Hold' }); });
         AV.Cloud.define('wait', async function () {
           await AV._request('data.find', { className: 'Late' });
           return leaked;
@@ -123,17 +128,22 @@ private final class CountingHost: SandboxHost {
         #expect(counts.cancelled == counts.operations.filter { $0 == "Park" }.count, "a running call outlived its invocation")
     }
 
-    /// A call that answered before its data call came back: the late answer runs in no call
-    /// that got the worker after (here one waiting on the worker when the answer comes back,
-    /// which reads what the answer's code did).
+    /// A call (`leave`) that answered before its data call came back, while another (`hold`)
+    /// was live on the worker: once `hold` has ended too, the late answer runs in no call that
+    /// got the worker after (`wait`, waiting there when the answer comes back, which reads what
+    /// the answer's code did).
     @Test func aLateAnswerDoesNotReachTheNextCallOnTheWorker() async throws {
         let code = try await Self.load()
         for _ in 0..<3 {
             let host = CountingHost()
+            async let held = code.call("hold", request: ["params": [:]], host: host, cpuLimit: 5, deadline: .now + .seconds(60))
+            await host.wait { $0.operations.contains("Hold") }
             let left = try await code.call("leave", request: ["params": [:]], host: host, cpuLimit: 5, deadline: .now + .seconds(60))
             #expect(try left.result.get() == "left")
-            let waiting = try await code.call("wait", request: ["params": [:]], host: host, cpuLimit: 5, deadline: .now + .seconds(60))
-            #expect(try waiting.result.get() == [], "the ended call's answer ran in the next call")
+            async let waiting = code.call("wait", request: ["params": [:]], host: host, cpuLimit: 5, deadline: .now + .seconds(60))
+            _ = try await held
+            host.counts.withLock { $0.releaseHeld = true }
+            #expect(try await waiting.result.get() == [], "the ended call's answer ran in the next call")
             #expect(host.snapshot.heldAnswered)
         }
     }
