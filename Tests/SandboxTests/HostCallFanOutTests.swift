@@ -39,14 +39,14 @@ private final class CountingHost: SandboxHost {
             try? await Task.sleep(for: .seconds(600))
             if Task.isCancelled { counts.withLock { $0.cancelled += 1 } }
         case "Hold":
-            while !counts.withLock({ $0.lateArrived }) { await Task.yield() }
+            while !counts.withLock({ $0.lateArrived }) { await Self.pause() }
         case "Held":
-            while !counts.withLock({ $0.releaseHeld }) { await Task.yield() }
+            while !counts.withLock({ $0.releaseHeld }) { await Self.pause() }
             counts.withLock { $0.heldAnswered = true }
         case "Late":
             // Answers only once the other call's answer is on its way back to the worker.
             counts.withLock { $0.lateArrived = true }
-            while !counts.withLock({ $0.heldAnswered }) { await Task.yield() }
+            while !counts.withLock({ $0.heldAnswered }) { await Self.pause() }
             for _ in 0..<50 { await Task.yield() }
         default:
             await Task.yield()
@@ -54,9 +54,14 @@ private final class CountingHost: SandboxHost {
         return .int(1)
     }
 
-    /// Waits (by turns of the scheduler, not by time) until `condition` holds of the counts.
+    /// Waits until `condition` holds of the counts (the condition is the synchronization; the
+    /// pause between checks only spares the two cooperative threads a busy loop).
     func wait(until condition: (Counts) -> Bool) async {
-        while !condition(snapshot) { await Task.yield() }
+        while !condition(snapshot) { await Self.pause() }
+    }
+
+    private static func pause() async {
+        try? await Task.sleep(for: .milliseconds(1))
     }
 }
 
