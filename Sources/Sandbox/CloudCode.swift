@@ -94,6 +94,10 @@ public final class CloudCode: Sendable {
         public var queueLength: Int
         /// How long a call may wait for a worker before it fails with `.busy`.
         public var queueWait: Duration
+        /// Host calls (data, HTTP, `AV.Cloud.run`) one invocation may have running at once; the
+        /// rest wait in order, and all end with the invocation. Bounds what one call can hold
+        /// of the database's connections and of Swift memory (answers sit outside the JS heap).
+        public var hostCallsPerInvocation = 8
 
         /// Creates a pool of `workers` threads: a function may hold half of them, a client a
         /// quarter (half of its function's share).
@@ -117,6 +121,8 @@ public final class CloudCode: Sendable {
     private let runtimes: Runtimes
     private let scheduler: WorkerScheduler
     private let table = InvocationTable()
+    /// Host calls one invocation may have running at once (`Pool.hostCallsPerInvocation`).
+    private let hostCallsPerInvocation: Int
     private let limits: Limits
     private let files: [(name: String, source: String)]
     private let sweeper: Task<Void, Never>
@@ -138,6 +144,7 @@ public final class CloudCode: Sendable {
         let table = table
         self.limits = limits
         self.files = files
+        hostCallsPerInvocation = pool.hostCallsPerInvocation
         let first = WorkerRuntime(index: 0, table: table, limits: limits, files: files)
         let runtimes = Runtimes(first)
         self.runtimes = runtimes
@@ -236,9 +243,11 @@ public final class CloudCode: Sendable {
         let id = table.nextID()
         let arguments: [JSEngine.Argument] = [.number(Double(id)), .string(name), .string(request.jsonString), .string(mode.rawValue)]
         let table = table
+        let gate = HostCallGate(limit: hostCallsPerInvocation)
         let ending = await withCheckedContinuation { continuation in
             table.insert(
-                id, worker: runtime.index, host: host, deadline: deadline, cpuSeconds: cpuLimit, continuation: continuation)
+                id, worker: runtime.index, host: host, deadline: deadline, cpuSeconds: cpuLimit, gate: gate,
+                continuation: continuation)
             runtime.worker.submit { box in runtime.step(id, "__fhInvoke", arguments, box: box) }
         }
         let text = try ending.get()

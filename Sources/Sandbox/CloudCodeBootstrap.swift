@@ -15,7 +15,9 @@ enum CloudCodeBootstrap {
       // `current` is the invocation whose step is running. It is no identity (see __fhCall),
       // only the route for host calls, timers and logs. Host calls and timers are kept here,
       // not in their invocation: a promise shared through module state lets one call's code
-      // run in another's step, and its answer must still reach it after that other call ended.
+      // run in another's step, and its answer must still reach it after that other call
+      // answered (the host delivers it under a call live then, else drops it). An invocation
+      // stopped (deadline, failure) takes its calls and timers with it (forget()).
       var current = 0, callSeq = 0, timerSeq = 0;
       var calls = Object.create(null), timers = Object.create(null);
       // The invocation a step's host calls go through: the running one, or, once it has ended
@@ -24,6 +26,13 @@ enum CloudCodeBootstrap {
         if (live[current]) return current;
         for (var id in live) return Number(id);
         return 0;
+      }
+      // An invocation ended: its host calls and timers will never be answered.
+      function forget(id) {
+        delete live[id];
+        for (var callId in calls) if (calls[callId].inv === id) delete calls[callId];
+        for (var timerId in timers) if (timers[timerId].inv === id) delete timers[timerId];
+        forgetIfIdle();
       }
       // With no invocation left on this worker nobody awaits anything: forget it all.
       function forgetIfIdle() {
@@ -151,7 +160,7 @@ enum CloudCodeBootstrap {
         if (options && typeof options.useMasterKey !== 'boolean') options.useMasterKey = appUsesMasterKey;
         return new Promise(function (resolve, reject) {
           var callId = ++callSeq;
-          calls[callId] = { resolve: resolve, reject: reject };
+          calls[callId] = { resolve: resolve, reject: reject, inv: id };
           native.hostCall(id, callId, op, JSON.stringify(args === undefined ? null : args));
         });
       };
@@ -345,8 +354,8 @@ enum CloudCodeBootstrap {
           settle(id, false, e);
         }
       };
-      // `id` is the live invocation the step is charged to: the one the call went through, or
-      // another live one on this worker once that one has ended.
+      // `id` is the live invocation the step is charged to: the one the call went through, or,
+      // once that one has answered, one started before that on this worker and still live.
       global.__fhResolve = function (id, callId, ok, text) {
         current = id;
         var call = calls[callId];
@@ -362,13 +371,13 @@ enum CloudCodeBootstrap {
         current = id;
         var timer = timers[timerId];
         if (!timer) return;
-        // An interval ends with the invocation that set it; a one-shot timer still fires, for
-        // whichever call awaits it.
+        // An interval ends with the invocation that set it; a one-shot timer of one that has
+        // answered still fires, for whichever call awaits it (the host decides which may).
         if (timer.repeat && live[timer.inv]) native.timer(timer.inv, timerId, timer.ms); else delete timers[timerId];
         if (timer.repeat && !live[timer.inv]) return;
         timer.fn.apply(null, timer.args);
       };
-      global.__fhAbort = function (id) { delete live[id]; forgetIfIdle(); };
+      global.__fhAbort = function (id) { forget(id); };
     })(this);
     """#
 }

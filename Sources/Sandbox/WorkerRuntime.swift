@@ -118,9 +118,11 @@ final class WorkerRuntime: Sendable {
         }
     }
 
+    /// Runs a host call of invocation `id` through the invocation's gate (a few at once, none
+    /// after it ended) and hands the answer back to the script while the invocation is live.
     private func askHost(_ id: Int, callID: Double, operation: String, argumentsText: String) {
-        guard let (host, _) = table.host(of: id) else { return }
-        Task { [self] in
+        guard let (host, _, gate) = table.host(of: id) else { return }
+        gate.submit { [self] in
             let answer: (ok: Bool, text: String)
             do throws(HostCallError) {
                 guard let arguments = try? JSONValue(parsing: argumentsText) else {
@@ -132,6 +134,9 @@ final class WorkerRuntime: Sendable {
                 if let status = error.status { failure["status"] = .int(Int64(status)) }
                 answer = (false, JSONValue.object(failure).jsonString)
             }
+            // An invocation that ended meanwhile gets nothing (see `InvocationTable.owner`): its
+            // answer must not sit on the worker nor run in the step of a call that got it later.
+            guard table.owner(for: id, onWorker: index) != nil else { return }
             worker.submit { [self] box in
                 guard let owner = table.owner(for: id, onWorker: index) else { return }
                 step(owner, "__fhResolve", [.number(Double(owner)), .number(callID), .bool(answer.ok), .string(answer.text)], box: box)
@@ -140,7 +145,7 @@ final class WorkerRuntime: Sendable {
     }
 
     private func arm(_ id: Int, timerID: Double, milliseconds: Double) {
-        guard let (_, deadline) = table.host(of: id) else { return }
+        guard let (_, deadline, _) = table.host(of: id) else { return }
         // A timer can't outlive its invocation: one set past the deadline never fires.
         let due = ContinuousClock.now + .milliseconds(Int64(max(0, min(milliseconds, 86_400_000))))
         guard due < deadline else { return }

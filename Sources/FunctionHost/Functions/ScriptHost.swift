@@ -27,8 +27,9 @@ struct ScriptHost: SandboxHost {
     let outbound: Outbound
 
     func perform(_ operation: String, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
-        // A call the script makes after its deadline would outlive the answer it serves.
-        guard ContinuousClock.now < deadline else {
+        // A call the script makes after its deadline would outlive the answer it serves; one whose
+        // invocation ended (its task cancelled by the sandbox) has no one left to answer.
+        guard ContinuousClock.now < deadline, !Task.isCancelled else {
             throw HostCallError(code: 124, message: "The request timed out on the server.")
         }
         switch operation {

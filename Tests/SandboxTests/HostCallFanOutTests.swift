@@ -1,0 +1,155 @@
+import JSON
+import Synchronization
+import Testing
+
+@testable import Sandbox
+
+/// A host that counts the operations running in it at once. `Park` calls wait until their task
+/// is cancelled; a `Hold` call answers once a `Late` call has arrived, a `Held` call once the
+/// test releases it, and the `Late` call once the `Held` one has answered; others answer after
+/// a turn of the scheduler.
+private final class CountingHost: SandboxHost {
+    struct Counts {
+        var inFlight = 0
+        var peak = 0
+        var entered = 0
+        var cancelled = 0
+        var operations: [String] = []
+        var lateArrived = false
+        var heldAnswered = false
+        var releaseHeld = false
+    }
+
+    let counts = Mutex(Counts())
+
+    var snapshot: Counts { counts.withLock { $0 } }
+
+    func perform(_ operation: String, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
+        let className = arguments["className"]?.stringValue ?? ""
+        counts.withLock {
+            $0.entered += 1
+            $0.inFlight += 1
+            $0.peak = max($0.peak, $0.inFlight)
+            $0.operations.append(className)
+        }
+        defer { counts.withLock { $0.inFlight -= 1 } }
+        switch className {
+        case "Park":
+            // Parked until the sandbox cancels the call (its invocation ended).
+            try? await Task.sleep(for: .seconds(600))
+            if Task.isCancelled { counts.withLock { $0.cancelled += 1 } }
+        case "Hold":
+            while !counts.withLock({ $0.lateArrived }) { await Self.pause() }
+        case "Held":
+            while !counts.withLock({ $0.releaseHeld }) { await Self.pause() }
+            counts.withLock { $0.heldAnswered = true }
+        case "Late":
+            // Answers only once the other call's answer is on its way back to the worker.
+            counts.withLock { $0.lateArrived = true }
+            while !counts.withLock({ $0.heldAnswered }) { await Self.pause() }
+            for _ in 0..<50 { await Task.yield() }
+        default:
+            await Task.yield()
+        }
+        return .int(1)
+    }
+
+    /// Waits until `condition` holds of the counts (the condition is the synchronization; the
+    /// pause between checks only spares the two cooperative threads a busy loop).
+    func wait(until condition: (Counts) -> Bool) async {
+        while !condition(snapshot) { await Self.pause() }
+    }
+
+    private static func pause() async {
+        try? await Task.sleep(for: .milliseconds(1))
+    }
+}
+
+/// One invocation can't flood the host: its host calls run a few at a time, and none runs or
+/// answers once the invocation has ended.
+@Suite struct HostCallFanOutTests {
+    static let source = """
+        AV.Cloud.define('fanout', function (request) {
+          var calls = [];
+          for (var i = 0; i < request.params.n; i++) {
+            calls.push(AV._request('data.find', { className: request.params.className }).then(function () { return 1; }));
+          }
+          return Promise.all(calls).then(function (answers) { return answers.length; });
+        });
+        var leaked = [];
+        AV.Cloud.define('leave', function () {
+          AV._request('data.find', { className: 'Held' }).then(function () { leaked.push('answer'); },
+            function () { leaked.push('error'); });
+          return 'left';
+        });
+        AV.Cloud.define('hold', function () { return AV._request('data.find', { className: 'Hold' }); });
+        AV.Cloud.define('wait', async function () {
+          await AV._request('data.find', { className: 'Late' });
+          return leaked;
+        });
+        """
+
+    private static func load(cap: Int = 8) async throws -> CloudCode {
+        var pool = CloudCode.Pool(workers: 1)
+        pool.hostCallsPerInvocation = cap
+        return try await CloudCode(files: [("cloud.js", source)], pool: pool)
+    }
+
+    /// 200 data calls made at once all answer, with never more than the cap running together.
+    @Test(arguments: [1, 8])
+    func aFanOutRunsAtMostTheCapAtOnce(cap: Int) async throws {
+        #expect(CloudCode.Pool().hostCallsPerInvocation == 8, "the default")
+        let code = try await Self.load(cap: cap)
+        let host = CountingHost()
+        for round in 0..<3 {
+            let outcome = try await code.call(
+                "fanout", request: ["params": ["n": 200, "className": "Big"]], host: host, cpuLimit: 20,
+                deadline: .now + .seconds(120))
+            #expect(try outcome.result.get() == 200, "round \(round)")
+        }
+        #expect(host.snapshot.entered == 600)
+        #expect(host.snapshot.peak <= cap, "\(host.snapshot.peak) host calls ran at once")
+    }
+
+    /// Calls still waiting when the deadline passes never run, and the running ones are
+    /// cancelled: the host sees the cap's worth of calls, all ended with the invocation.
+    @Test func callsEndWithTheirInvocation() async throws {
+        let code = try await Self.load()
+        let host = CountingHost()
+        let outcome = await #expect(throws: ScriptError.self) {
+            try await code.call(
+                "fanout", request: ["params": ["n": 200, "className": "Park"]], host: host, cpuLimit: 5,
+                deadline: .now + .milliseconds(500))
+        }
+        #expect(outcome?.kind == .timeout)
+        // The running calls were cancelled when the call ended; they return once they notice.
+        await host.wait { $0.inFlight == 0 }
+        // Another call on the same worker runs while any late starter would have shown up.
+        _ = try await code.call(
+            "fanout", request: ["params": ["n": 3, "className": "Other"]], host: host, cpuLimit: 5,
+            deadline: .now + .seconds(60))
+        let counts = host.snapshot
+        #expect(counts.operations.filter { $0 == "Park" }.count <= 8, "calls waiting at the deadline ran")
+        #expect(counts.cancelled == counts.operations.filter { $0 == "Park" }.count, "a running call outlived its invocation")
+    }
+
+    /// A call (`leave`) that answered before its data call came back, while another (`hold`)
+    /// was live on the worker: once `hold` has ended too, the late answer runs in no call that
+    /// got the worker after (`wait`, waiting there when the answer comes back, which reads what
+    /// the answer's code did).
+    @Test func aLateAnswerDoesNotReachTheNextCallOnTheWorker() async throws {
+        let code = try await Self.load()
+        for _ in 0..<3 {
+            let host = CountingHost()
+            async let held = code.call("hold", request: ["params": [:]], host: host, cpuLimit: 5, deadline: .now + .seconds(60))
+            await host.wait { $0.operations.contains("Hold") }
+            let left = try await code.call("leave", request: ["params": [:]], host: host, cpuLimit: 5, deadline: .now + .seconds(60))
+            #expect(try left.result.get() == "left")
+            async let waiting = code.call("wait", request: ["params": [:]], host: host, cpuLimit: 5, deadline: .now + .seconds(60))
+            _ = try await held
+            host.counts.withLock { $0.releaseHeld = true }
+            #expect(try await waiting.result.get() == [], "the ended call's answer ran in the next call")
+            #expect(host.snapshot.heldAnswered)
+        }
+    }
+}
