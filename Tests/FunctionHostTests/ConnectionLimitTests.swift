@@ -14,12 +14,28 @@ import Darwin
 /// The second attacker's "idle sockets lock everyone out": connections that send nothing, or
 /// headers that never end, are closed, and one address can't hold more than its share.
 @Suite struct ConnectionLimitTests {
-    @Test func anIdleConnectionIsClosed() async throws {
+    /// Runs `body` against a server on a real socket (the limits live in the connection's
+    /// channel), on data of its own, with these connection limits.
+    static func serve(_ limits: ConnectionLimits, _ body: @Sendable (API) async throws -> Void) async throws {
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await TestServer.run(
-            dataDirectory: directory, transport: .socket,
-            configure: { $0.connectionLimits = ConnectionLimits(idleTimeout: .milliseconds(300), headerTimeout: .seconds(120)) }
+        try await TestServer.run(dataDirectory: directory, transport: .socket, configure: { $0.connectionLimits = limits }, body)
+    }
+
+    /// Sends `text` on `connection` every 20 ms until the server closes it or the task is
+    /// cancelled: the pace of a client trickling a request, each part restarting the idle timer.
+    static func trickle(_ text: String, on connection: RawConnection) -> Task<Void, Never> {
+        Task {
+            while !Task.isCancelled {
+                guard (try? connection.send(text)) != nil else { return }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
+    @Test func anIdleConnectionIsClosed() async throws {
+        try await Self.serve(
+            ConnectionLimits(idleTimeout: .milliseconds(300), headerTimeout: .seconds(120))
         ) { api in
             // Served once, then silent: the server hangs up.
             let served = try RawConnection(port: api.port)
@@ -32,12 +48,9 @@ import Darwin
     }
 
     @Test func headersThatNeverEndAreCut() async throws {
-        let directory = try TestServer.makeDataDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         // The idle timeout is far past the test's patience: only the header deadline can close it.
-        try await TestServer.run(
-            dataDirectory: directory, transport: .socket,
-            configure: { $0.connectionLimits = ConnectionLimits(idleTimeout: .seconds(600), headerTimeout: .milliseconds(300)) }
+        try await Self.serve(
+            ConnectionLimits(idleTimeout: .seconds(600), headerTimeout: .milliseconds(300))
         ) { api in
             let slow = try RawConnection(port: api.port)
             try slow.send("GET /__engine/1/ping HTTP/1.1\r\nHost: test\r\nX-Slow: 1\r\n")
@@ -50,11 +63,8 @@ import Darwin
     }
 
     @Test func oneAddressHoldsAtMostItsShare() async throws {
-        let directory = try TestServer.makeDataDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await TestServer.run(
-            dataDirectory: directory, transport: .socket,
-            configure: { $0.connectionLimits = ConnectionLimits(idleTimeout: .seconds(600), headerTimeout: .seconds(600), perAddress: 3) }
+        try await Self.serve(
+            ConnectionLimits(idleTimeout: .seconds(600), headerTimeout: .seconds(600), perAddress: 3)
         ) { api in
             // Three connections from 127.0.0.2, each known to the server (it answered on it).
             var held: [RawConnection] = []
@@ -77,15 +87,9 @@ import Darwin
     }
 
     @Test func aBodyTricklingBelowTheRateIsCut() async throws {
-        let directory = try TestServer.makeDataDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         // Only the body rate can close it: the idle and header limits are past the test's patience.
-        try await TestServer.run(
-            dataDirectory: directory, transport: .socket,
-            configure: {
-                $0.connectionLimits = ConnectionLimits(
-                    idleTimeout: .seconds(600), headerTimeout: .seconds(600), bodyWindow: .milliseconds(300), bodyBytesPerWindow: 1000)
-            }
+        try await Self.serve(
+            ConnectionLimits(idleTimeout: .seconds(600), headerTimeout: .seconds(600), bodyWindow: .milliseconds(300), bodyBytesPerWindow: 1000)
         ) { api in
             for chunked in [false, true] {
                 let slow = try RawConnection(port: api.port)
@@ -94,12 +98,7 @@ import Darwin
                     "POST /1.1/classes/Slow HTTP/1.1\r\nHost: test\r\nX-LC-Id: app\r\nX-LC-Key: key\r\n"
                         + "Content-Type: application/json\r\n\(framing)\r\n\r\n")
                 // A byte every 20 ms: each part restarts the idle timer, but 15 a window is under 1000.
-                let trickle = Task {
-                    while !Task.isCancelled {
-                        guard (try? slow.send(chunked ? "1\r\n \r\n" : " ")) != nil else { return }
-                        try? await Task.sleep(for: .milliseconds(20))
-                    }
-                }
+                let trickle = Self.trickle(chunked ? "1\r\n \r\n" : " ", on: slow)
                 defer { trickle.cancel() }
                 #expect(try await slow.readUntilClosed().hasPrefix("HTTP/1.1 408"))
             }
@@ -107,37 +106,23 @@ import Darwin
     }
 
     @Test func aLaterRequestsHeadersTricklingAreCut() async throws {
-        let directory = try TestServer.makeDataDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await TestServer.run(
-            dataDirectory: directory, transport: .socket,
-            configure: { $0.connectionLimits = ConnectionLimits(idleTimeout: .seconds(600), headerTimeout: .milliseconds(300)) }
+        try await Self.serve(
+            ConnectionLimits(idleTimeout: .seconds(600), headerTimeout: .milliseconds(300))
         ) { api in
             let connection = try RawConnection(port: api.port)
             try connection.send("GET /__engine/1/ping HTTP/1.1\r\nHost: test\r\n\r\n")
             #expect(try await connection.readResponseHead().hasPrefix("HTTP/1.1 200"))
             // The second request's headers, a line every 20 ms, never ending.
             try connection.send("GET /__engine/1/ping HTTP/1.1\r\nHost: test\r\n")
-            let trickle = Task {
-                while !Task.isCancelled {
-                    guard (try? connection.send("X-Slow: 1\r\n")) != nil else { return }
-                    try? await Task.sleep(for: .milliseconds(20))
-                }
-            }
+            let trickle = Self.trickle("X-Slow: 1\r\n", on: connection)
             defer { trickle.cancel() }
             #expect(try await !connection.readUntilClosed().contains("HTTP/1.1"))
         }
     }
 
     @Test func aBodyAtAnOrdinaryPaceWithPausesArrives() async throws {
-        let directory = try TestServer.makeDataDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await TestServer.run(
-            dataDirectory: directory, transport: .socket,
-            configure: {
-                $0.connectionLimits = ConnectionLimits(
-                    idleTimeout: .seconds(600), headerTimeout: .seconds(600), bodyWindow: .seconds(2), bodyBytesPerWindow: 1000)
-            }
+        try await Self.serve(
+            ConnectionLimits(idleTimeout: .seconds(600), headerTimeout: .seconds(600), bodyWindow: .seconds(2), bodyBytesPerWindow: 1000)
         ) { api in
             // 4000 bytes in four parts, pauses (pacing, not synchronisation) well inside a window.
             let padding = String(repeating: " ", count: 3990)

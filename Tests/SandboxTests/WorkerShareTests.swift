@@ -67,21 +67,13 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(2))) func pastAFullLineACallIsRefusedAtOnce() async throws {
-        let code = try await CloudCode(
-            files: [("cloud.js", Self.source)], pool: CloudCode.Pool(workers: 2, queueLength: 0))
-        let loop = Self.spin(code, client: "a")
-        await Self.until { code.workersHeld(by: "spin") == 1 }
-        let error = await #expect(throws: ScriptError.self) {
-            _ = try await code.call("spin", request: ["params": [:]], cpuLimit: 2, deadline: .now + .seconds(60), client: "b")
-        }
-        #expect(error?.kind == .busy)
-        await #expect(throws: ScriptError.self) { try await loop.value }
-    }
-
-    @Test(.timeLimit(.minutes(2))) func aCallWaitingPastTheBoundIsRefused() async throws {
-        let code = try await CloudCode(
-            files: [("cloud.js", Self.source)], pool: CloudCode.Pool(workers: 2, queueWait: .milliseconds(100)))
+    /// A second client of a function holding its whole share waits in the line; a full line
+    /// (no room) or a wait past its bound refuses it as busy.
+    @Test(.timeLimit(.minutes(2)), arguments: [
+        CloudCode.Pool(workers: 2, queueLength: 0), CloudCode.Pool(workers: 2, queueWait: .milliseconds(100)),
+    ])
+    func pastTheLinesBoundsACallIsRefused(pool: CloudCode.Pool) async throws {
+        let code = try await CloudCode(files: [("cloud.js", Self.source)], pool: pool)
         let loop = Self.spin(code, client: "a")
         await Self.until { code.workersHeld(by: "spin") == 1 }
         let error = await #expect(throws: ScriptError.self) {
