@@ -13,15 +13,14 @@ extension PostgresStorage {
             guard let table = catalog.withLock({ $0[field.className]?.table }) else { continue }
             do {
                 try await transaction { connection in
+                    // Not a request's statement: an index over a large `_User` takes its time, and
+                    // hosts starting together queue on the lock (as `migrate` does).
+                    try await connection.run(SQL("SET LOCAL statement_timeout = 0"))
                     try await connection.run(SQL("SELECT pg_advisory_xact_lock(727462)"))
                     try await connection.run(SQL(PostgresSchema.createUniqueIndex(field, table: table)))
                 }
             } catch {
-                logger.error(
-                    """
-                    \(field.className).\(field.name) can't get its unique index (\(error)): it holds a value \
-                    twice. Concurrent writes may add more until the duplicates are changed and the host restarted.
-                    """)
+                logger.error("\(field.indexRefused(error))")
             }
         }
     }

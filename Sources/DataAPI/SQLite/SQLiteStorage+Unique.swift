@@ -14,11 +14,7 @@ extension SQLiteStorage {
             do {
                 try pool.write { db in try db.execute(sql: SQLiteSchema.createUniqueIndex(field, table: table)) }
             } catch {
-                logger.error(
-                    """
-                    \(field.className).\(field.name) can't get its unique index (\(error)): it holds a value \
-                    twice. Concurrent writes may add more until the duplicates are changed and the host restarted.
-                    """)
+                logger.error("\(field.indexRefused(error))")
             }
         }
     }

@@ -19,6 +19,11 @@ public struct StatementBudget: Sendable, Hashable {
         self.sqliteInstructions = sqliteInstructions
     }
 
+    /// The budget of tools that work on the data without serving it (`functionhost import`,
+    /// `indexes`): no client waits behind them, and a 1 000-row import batch on a slow disk must
+    /// not fail at a request's 5 s.
+    public static let offline = StatementBudget(time: .seconds(86_400))
+
     /// What an operation past its budget answers.
     public static let exceeded = DataAPIError(
         .requestTimeout, "The query took too long and was stopped: narrow its conditions or add a limit.")

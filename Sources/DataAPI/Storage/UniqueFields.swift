@@ -24,6 +24,15 @@ enum UniqueFields {
         /// The name of the field's index on `table` (`o_3_unique_username`): the table's name
         /// in front, as every index of a class's table has (index names are per schema).
         func indexName(table: String) -> String { "\(table)\(UniqueFields.marker)\(name)" }
+
+        /// What the log says at each start while the field's table can't get its index (it holds
+        /// a value twice): the engines' `ensureUniqueIndexes`.
+        func indexRefused(_ error: any Error) -> String {
+            """
+            \(className).\(name) can't get its unique index (\(error)): it holds a value twice. \
+            Concurrent writes may add more until the duplicates are changed and the host restarted.
+            """
+        }
     }
 
     /// What sets these indexes' names apart from the schema's others and the automatic ones.

@@ -35,7 +35,7 @@ struct Databases: Sendable {
     /// the data directory (created when new). Tools that work on the data without serving it
     /// (`functionhost import`) open it the same way the server does.
     static func openProduction(
-        dataDirectory: String, database: PostgresLocation?, budget: StatementBudget = StatementBudget(), logger: Logger
+        dataDirectory: String, database: PostgresLocation?, budget: StatementBudget, logger: Logger
     ) async throws -> any StorageEngine {
         if let database {
             let pool = try await PostgresStorage(location: database, budget: budget, logger: logger)
@@ -83,7 +83,9 @@ extension FunctionHostServer {
         dataDirectory: String, database: PostgresLocation?, logger: Logger,
         _ body: (any StorageEngine) async throws -> T
     ) async throws -> T {
-        let storage = try await Databases.openProduction(dataDirectory: dataDirectory, database: database, logger: logger)
+        // Not a request: held to the offline budget, not a client's 5 s.
+        let storage = try await Databases.openProduction(
+            dataDirectory: dataDirectory, database: database, budget: .offline, logger: logger)
         let pool = storage as? PostgresStorage
         do {
             let result = try await body(storage)
