@@ -20,6 +20,8 @@ struct IncludeResolver: Sendable {
 
     /// The objects with `paths` resolved; they and everything included are charged to the budget.
     func resolve(_ objects: [StoredObject], paths: [String]) async throws -> [StoredObject] {
+        // Nothing to include, nothing to weigh: the engine charged these rows as it read them.
+        if paths.isEmpty || objects.isEmpty { return objects }
         var weight = AnswerWeight.zero
         for object in objects { weight = weight + .fields(of: object) }
         try budget.check(weight)

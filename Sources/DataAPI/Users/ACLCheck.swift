@@ -14,11 +14,16 @@ enum ACLCheck {
 
     /// Whether one of `identities` holds `permission` on `object`.
     ///
-    /// The ACL's keys are compared as bytes: looking an identity up in the ACL's dictionary
-    /// would find a key that is only canonically equivalent to it (Swift's `String` hashing).
+    /// The ACL's keys are compared as bytes: the dictionary's lookup finds a key canonically
+    /// equivalent to the identity (Swift's `String` hashing), so the key it found must also be
+    /// the identity's bytes. (A JSON object holds one of any canonically equivalent keys.)
     static func allows(_ object: StoredObject, _ permission: Permission, to identities: [Identity]) -> Bool {
         guard case .object(let acl)? = object.fields["ACL"] else { return true }
-        return acl.contains { key, rights in rights[permission.rawValue] == true && identities.contains(Identity(key)) }
+        return identities.contains { identity in
+            guard let index = acl.index(forKey: identity.text) else { return false }
+            let (key, rights) = acl[index]
+            return Identity(key) == identity && rights[permission.rawValue] == true
+        }
     }
 }
 
