@@ -112,7 +112,7 @@ extension JSONValue {
     /// The deepest stored document read back: deeper than any request may be
     /// (`maxNestingDepth`), as deep as earlier versions let one be written, so every document
     /// they stored still reads, and one deeper still (written past the API) is refused, not a crash.
-    static let maxStoredDepth = 256
+    package static let maxStoredDepth = 256
 
     /// Parses JSON text the data layer reads back (stored documents, settings): a failure is
     /// the data layer's 107, like every other error it throws.

@@ -33,7 +33,7 @@ public enum FunctionHostServer {
         // The LAS and MaxLeap dialects are served at the edge, around the router.
         let router = DialectRouter(
             router: makeRouter(configuration: configuration, services: services),
-            bodyLimits: BodyLimits(largest: configuration.maxBodySize))
+            bodyLimits: BodyLimits(largest: configuration.maxBodySize), answerDepth: configuration.answerLimits.answerDepth)
         var lifetimes: [any Service] = [
             databases.lifetime,
             DeployWatch(deployer: services.deployer, interval: configuration.deployCheckInterval, logger: logger),

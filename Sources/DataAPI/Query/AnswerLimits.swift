@@ -1,3 +1,5 @@
+import JSON
+
 /// How much one answer may carry. A pointer followed by `include` repeats its object wherever it
 /// is pointed to, so an object pointing to itself 40 times multiplies an answer by 40 at each
 /// level: these bound the paths, their depth, and what the answer embeds, before it is built.
@@ -15,4 +17,9 @@ public struct AnswerLimits: Sendable, Hashable {
 
     /// The defaults: include depth 10, 50 paths, 10 000 included objects, 16 MB.
     public init() {}
+
+    /// How deep an answer built within these limits can nest: each level an include follows
+    /// embeds a stored document (at most `JSONValue.maxStoredDepth`) a few levels down its
+    /// answer. What re-reading the host's own answer (the dialects' edge) allows.
+    public var answerDepth: Int { (maxIncludeDepth + 1) * (JSONValue.maxStoredDepth + 4) }
 }

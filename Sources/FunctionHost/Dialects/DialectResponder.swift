@@ -12,6 +12,8 @@ struct DialectResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context
     let inner: Inner
     /// The body limits the router applies, applied here to the bodies read to translate them.
     let bodyLimits: BodyLimits
+    /// How deep the router's answers can nest (`AnswerLimits.answerDepth`).
+    let answerDepth: Int
 
     func respond(to request: Request, context: HostRequestContext) async throws -> Response {
         guard let (dialect, route) = Dialect.of(path: request.uri.path, headers: request.headers) else {
@@ -154,8 +156,8 @@ struct DialectResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context
         let collector = BodyCollector()
         try await response.body.write(collector)
         // The host's own answer, not a client's text: included objects may nest it deeper than a
-        // request may be, and its depth was bounded when it was built (include depth, stored depth).
-        let json = (try? JSONValue(parsing: collector.buffer.readableBytesView, maxDepth: .max)) ?? [:]
+        // request may be, within the depth its building allowed (include depth, stored depth).
+        let json = (try? JSONValue(parsing: collector.buffer.readableBytesView, maxDepth: answerDepth)) ?? [:]
         let (status, body) = kind.translate(status: response.status, body: json, signed: signed)
         var headers = response.headers
         headers[.location] = nil
@@ -184,8 +186,9 @@ private final class BodyCollector: ResponseBodyWriter {
 struct DialectRouter: HTTPResponderBuilder {
     let router: Router<HostRequestContext>
     let bodyLimits: BodyLimits
+    let answerDepth: Int
 
     func buildResponder() -> DialectResponder<RouterResponder<HostRequestContext>> {
-        DialectResponder(inner: router.buildResponder(), bodyLimits: bodyLimits)
+        DialectResponder(inner: router.buildResponder(), bodyLimits: bodyLimits, answerDepth: answerDepth)
     }
 }

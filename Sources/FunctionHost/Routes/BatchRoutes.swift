@@ -13,6 +13,8 @@ struct BatchRoutes: Sendable {
     /// How long the batch runs items (`HostConfiguration.batchTime`); items not started by then
     /// answer 124.
     let maxTime: Duration
+    /// What an item not started within `maxTime` answers.
+    static let outOfTime = DataAPIError(.requestTimeout, "The batch ran past its time budget: this request was not run.")
 
     func register(on group: RouterGroup<HostRequestContext>, prefix: String) {
         group.post("batch") { request, context in
@@ -26,11 +28,8 @@ struct BatchRoutes: Sendable {
                 results.reserveCapacity(requests.count)
                 let deadline = ContinuousClock.now + maxTime
                 for entry in requests {
-                    guard ContinuousClock.now < deadline else {
-                        results.append(["error": ["code": 124, "error": "The batch ran past its time budget: this request was not run."]])
-                        continue
-                    }
                     do {
+                        guard ContinuousClock.now < deadline else { throw Self.outOfTime }
                         let response = try await perform(entry, caller: caller, prefix: prefix)
                         results.append(["success": response.body])
                     } catch {
