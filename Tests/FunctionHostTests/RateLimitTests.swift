@@ -25,6 +25,25 @@ import Testing
         #expect(buckets.take("a", now: start + .seconds(60)) != nil)
     }
 
+    /// An IPv6 client is its /64, as the connection and message limits count it: rotating
+    /// through its 2^64 addresses gets it no new buckets.
+    @Test func anIPv6ClientIsRatedByItsSlash64() {
+        let limiter = RateLimiter(RateLimits(perClient: 1))
+        #expect(throws: Never.self) { try limiter.admit(client: "2001:db8:1:2::1") }
+        #expect(throws: HostError.self) { try limiter.admit(client: "2001:db8:1:2:ffff::9") }
+        #expect(throws: Never.self) { try limiter.admit(client: "2001:db8:1:3::1") }
+        #expect(throws: Never.self) { try limiter.admit(client: "192.0.2.7") }
+        #expect(throws: HostError.self) { try limiter.admit(client: "::ffff:192.0.2.7") }
+    }
+
+    /// A refused batch is told to wait until its client's debt is paid, not a token longer.
+    @Test func aRefusalWaitsForWhatIsNeeded() {
+        let buckets = TokenBuckets(rate: 1, burst: 1)
+        let start = ContinuousClock.now
+        #expect(buckets.take("a", count: 3, needing: 0, now: start) == nil)
+        #expect(buckets.take("a", count: 1, needing: 0, now: start) == .seconds(2))
+    }
+
     @Test func functionRatesAreRead() {
         #expect(RateLimits.functionRates("checkout=5, *=50") == ["checkout": 5, "*": 50])
         #expect(RateLimits.functionRates("checkout") == nil)

@@ -127,7 +127,8 @@ enum JavaScriptFunctions {
     /// else its address; nil when neither is known.
     static func client(user: JSONValue?, address: String?) -> String? {
         if let id = user?["objectId"]?.stringValue { return "user:" + id }
-        return address.map { "address:" + $0 }
+        // Keyed as the other per-client limits are: an IPv6 client is its /64.
+        return address.map { "address:" + SendLimits.client(ofAddress: $0) }
     }
 
     /// The CPU seconds a call may use before its deadline. JavaScriptCore overshoots its limit

@@ -93,11 +93,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         partsThisRead += 1
         switch unwrapInboundIn(data) {
         case .head:
+            // The body's window starts once this read is done (`channelReadComplete`), and only
+            // if the request hasn't ended in it: a request in one read (most GETs) sets no timer.
             phase = .body
             answered = false
             windowBytes = 0
             waited = .zero
-            schedule(context, in: .init(limits.bodyWindow)) { $0.checkBody($1) }
+            cancelTimer()
         case .body(let bytes):
             windowBytes += bytes.readableBytes
         case .end:
@@ -108,11 +110,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Bytes were read: when they passed no part on between requests, they began a request's
-    /// headers without ending them, and its deadline starts.
+    /// headers without ending them, and its deadline starts; when they left a request's body
+    /// unfinished, its first window starts.
     func channelReadComplete(context: ChannelHandlerContext) {
         if phase == .between, partsThisRead == 0, context.channel.isActive {
             phase = .headers
             schedule(context, in: .init(limits.headerTimeout)) { _, context in context.close(promise: nil) }
+        } else if phase == .body, timer == nil {
+            schedule(context, in: .init(limits.bodyWindow)) { $0.checkBody($1) }
         }
         partsThisRead = 0
         context.fireChannelReadComplete()

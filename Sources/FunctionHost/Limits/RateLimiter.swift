@@ -1,3 +1,4 @@
+import DataAPI
 import Hummingbird
 import Synchronization
 
@@ -17,9 +18,13 @@ final class RateLimiter: Sendable {
     /// Whether any limit is set: with none, the middleware is not installed.
     var limitsClients: Bool { clients != nil }
 
-    /// Throws 429 when `client` is past its rate.
+    /// Throws 429 when `client` (an address) is past its rate.
+    ///
+    /// Clients are keyed as the other per-client limits key them (`SendLimits.client(ofAddress:)`):
+    /// an IPv6 client is its /64, or it would rotate through 2^64 addresses and buckets.
     func admit(client: String) throws {
-        if let wait = clients?.take(client) { throw Self.refusal(wait, "Too many requests from this address.") }
+        let key = SendLimits.client(ofAddress: client)
+        if let wait = clients?.take(key) { throw Self.refusal(wait, "Too many requests from this address.") }
     }
 
     /// Counts `further` requests more of `client` at once: the other items of a batch whose
@@ -30,7 +35,7 @@ final class RateLimiter: Sendable {
     /// - Throws: 429 when the client's bucket owes tokens already.
     func admit(client: String, further: Int) throws {
         guard further > 0 else { return }
-        if let wait = clients?.take(client, count: further, needing: 0) {
+        if let wait = clients?.take(SendLimits.client(ofAddress: client), count: further, needing: 0) {
             throw Self.refusal(wait, "Too many requests from this address.")
         }
     }

@@ -29,7 +29,7 @@ final class TokenBuckets: Sendable {
     }
 
     /// Takes `count` tokens for `key` when its bucket holds at least `needed`: nil when taken,
-    /// else how long until it holds one. Taking more than it holds leaves it owing the rest
+    /// else how long until it holds `needed`. Taking more than it holds leaves it owing the rest
     /// (negative), which its next requests wait for.
     func take(_ key: String, count: Int = 1, needing needed: Double = 1, now: ContinuousClock.Instant = .now) -> Duration? {
         buckets.withLock { buckets in
@@ -45,7 +45,7 @@ final class TokenBuckets: Sendable {
                 bucket.tokens -= Double(count)
                 return nil
             }
-            return .milliseconds(Int64(((1 - bucket.tokens) / rate * 1000).rounded(.up)))
+            return .milliseconds(Int64(((needed - bucket.tokens) / rate * 1000).rounded(.up)))
         }
     }
 
