@@ -73,6 +73,18 @@ import Testing
         }
     }
 
+    /// A read run again after a lost connection gives back what its failed attempt was charged,
+    /// so the same rows aren't counted twice against the budget.
+    @Test func aRefundGivesBackWhatAFailedAttemptCharged() throws {
+        let budget = Self.budget(35_000)
+        for _ in 0..<3 { try budget.chargeRow(documentBytes: 10_000) }
+        #expect(throws: DataAPIError.self) { try budget.chargeRow(documentBytes: 10_000) }
+        budget.refund(AnswerWeight.row(documentBytes: 10_000) + .row(documentBytes: 10_000))
+        #expect(budget.rowsRead == .row(documentBytes: 10_000))
+        for _ in 0..<2 { try budget.chargeRow(documentBytes: 10_000) }
+        #expect(budget.rowsRead.objects == 3)
+    }
+
     @Test func theDefaultAnswerBudgetIsSixteenMegabytes() {
         #expect(AnswerLimits().maxBytes == 16 * 1024 * 1024)
     }

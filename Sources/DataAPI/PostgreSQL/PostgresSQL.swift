@@ -44,11 +44,14 @@ extension PostgresRowSequence {
     /// Every row, each column as text (the statements select text columns or cast to text).
     func texts() async throws -> [[String]] {
         var result: [[String]] = []
-        for try await row in self {
-            result.append(row.map { cell in cell.bytes.map { String(buffer: $0) } ?? "" })
-        }
+        for try await row in self { result.append(row.texts) }
         return result
     }
+}
+
+extension PostgresRow {
+    /// Each column as text (a NULL as "").
+    var texts: [String] { map { cell in cell.bytes.map { String(buffer: $0) } ?? "" } }
 }
 
 extension PostgresConnection {

@@ -47,13 +47,24 @@ extension PostgresStorage {
 
     /// The objects a `SELECT id, created_at, updated_at, doc::text` answers, decoded as their
     /// rows arrive and each charged to `budget` first. A refusal leaves the row sequence there:
-    /// postgres-nio cancels it and drops what it had buffered, so the rest is never kept.
+    /// postgres-nio cancels it and drops what it had buffered, so the rest is never kept. An
+    /// attempt that fails otherwise gives its charge back (`reading` may run it again).
     private func objects(_ sql: SQL, className: String, charging budget: AnswerBudget?) async throws -> [StoredObject] {
         var objects: [StoredObject] = []
-        for try await row in try await client.query(sql.query, logger: Self.quiet) {
-            let cells = row.map { cell in cell.bytes.map { String(buffer: $0) } ?? "" }
-            try budget?.chargeRow(documentBytes: cells.count > 3 ? cells[3].utf8.count : 0)
-            objects.append(try Self.decodeObject(cells, className: className))
+        var charged = AnswerWeight.zero
+        do {
+            for try await row in try await client.query(sql.query, logger: Self.quiet) {
+                let cells = row.texts
+                let documentBytes = cells.count > 3 ? cells[3].utf8.count : 0
+                try budget?.chargeRow(documentBytes: documentBytes)
+                charged = charged + .row(documentBytes: documentBytes)
+                objects.append(try Self.decodeObject(cells, className: className))
+            }
+        } catch let error as DataAPIError {
+            throw error
+        } catch {
+            budget?.refund(charged)
+            throw error
         }
         return objects
     }

@@ -60,13 +60,18 @@ package final class AnswerBudget: Sendable {
     /// reading, and the answer is refused with the same error as one too large to build.
     package func chargeRow(documentBytes: Int) throws(DataAPIError) {
         let refused = read.withLock { (read: inout AnswerWeight) -> Bool in
-            // objectId, createdAt and updatedAt, as `AnswerWeight.fields(of:)` counts them.
-            let total = read + AnswerWeight(objects: 1, bytes: documentBytes) + AnswerWeight(objects: 0, bytes: 100)
+            let total = read + .row(documentBytes: documentBytes)
             guard total.bytes <= limits.maxBytes else { return true }
             read = total
             return false
         }
         if refused { throw tooLarge }
+    }
+
+    /// Gives back what rows read by an attempt that failed were charged: the read is run again
+    /// (a lost connection), and its rows are charged again as they arrive.
+    package func refund(_ rows: AnswerWeight) {
+        read.withLock { read in read = AnswerWeight(objects: read.objects - rows.objects, bytes: read.bytes - rows.bytes) }
     }
 
     /// The rows the engines have read for the answer so far (`objects`), and their bytes.
@@ -99,6 +104,14 @@ package struct AnswerWeight: Sendable, Hashable {
     /// Nothing.
     package static let zero = AnswerWeight(objects: 0, bytes: 0)
 
+    /// An object's `objectId`, `createdAt` and `updatedAt`, with their keys, as JSON.
+    static let rowFields = 100
+
+    /// One stored row read: its document and its id and dates.
+    package static func row(documentBytes: Int) -> AnswerWeight {
+        AnswerWeight(objects: 1, bytes: saturating(documentBytes, rowFields))
+    }
+
     /// The sum, saturating at `Int.max`.
     package static func + (a: AnswerWeight, b: AnswerWeight) -> AnswerWeight {
         AnswerWeight(objects: saturating(a.objects, b.objects), bytes: saturating(a.bytes, b.bytes))
@@ -111,8 +124,7 @@ package struct AnswerWeight: Sendable, Hashable {
 
     /// The weight of an object's own fields: no included objects, its fields' estimated bytes.
     package static func fields(of object: StoredObject) -> AnswerWeight {
-        // objectId, createdAt and updatedAt, with their keys.
-        var bytes = 100
+        var bytes = rowFields
         for (key, value) in object.fields { bytes = saturating(bytes, key.utf8.count + 4 + value.estimatedSize) }
         return AnswerWeight(objects: 0, bytes: bytes)
     }

@@ -116,8 +116,8 @@ package final class SQLiteStorage: StorageEngine {
         } catch let error as DatabaseError where error.message == RegexCache.timeout.message {
             // A conditional write's `where` with a `$regex` that ran out of time.
             throw RegexCache.timeout
-        } catch is CancellationError {
-            throw CancellationError()
+        } catch let error as CancellationError {
+            throw error
         } catch {
             throw DataAPIError(.storageFailure, "The storage engine failed to write.")
         }
@@ -139,8 +139,8 @@ package final class SQLiteStorage: StorageEngine {
             throw error
         } catch let error as DatabaseError where error.message == RegexCache.timeout.message {
             throw RegexCache.timeout
-        } catch is CancellationError {
-            throw CancellationError()
+        } catch let error as CancellationError {
+            throw error
         } catch {
             throw DataAPIError(.storageFailure, "The storage engine failed to read.")
         }
