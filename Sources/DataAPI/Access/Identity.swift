@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// One identity access is decided by: `*`, a user's id, or `role:<name>`; compared and hashed
 /// by its UTF-8 bytes.
@@ -55,6 +56,23 @@ public struct Identity: Sendable, Hashable, CustomStringConvertible, Expressible
     /// `text` in Unicode's canonical composition (NFC): the one spelling an identity is stored
     /// in, so that canonically equivalent spellings written by different clients become the same
     /// bytes instead of two identities that look alike.
+    /// The field of a class whose value names an identity (`_User`'s username, `_Role`'s name).
+    static func nameField(of className: String) -> String? {
+        switch className {
+        case "_User": return "username"
+        case "_Role": return "name"
+        default: return nil
+        }
+    }
+
+    /// Writes the class's identity name in `fields` (if any, as text) in its normal form: every
+    /// write and import of a user or role passes here, so a canonically equivalent spelling is
+    /// the same name (taken: 202, 137), never a look-alike.
+    static func normalizeName(in fields: inout [String: JSONValue], of className: String) {
+        guard let field = nameField(of: className), case .string(let name)? = fields[field] else { return }
+        fields[field] = .string(normalized(name))
+    }
+
     public static func normalized(_ text: String) -> String {
         // ASCII is its own normal form: skip Foundation's copy for ids, `*` and most names.
         if text.utf8.allSatisfy({ $0 < 0x80 }) { return text }

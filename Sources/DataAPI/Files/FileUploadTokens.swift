@@ -74,15 +74,9 @@ package struct FileUploadTokens: Sendable {
     public func upload(token: String, urls: FileURLs, fill: (FileBytesWriter) async throws -> Void) async throws
         -> StoredObject
     {
-        guard let record = try await live(token) else { throw Self.invalid }
-        do {
-            // Claimed only if nobody else did first: two PUTs racing with one token store one file.
-            _ = try await files.data.update(
-                Self.className, id: record.objectId, body: ["used": true],
-                condition: try QueryPredicate(where: ["used": false]), caller: Caller.master.withoutHooks)
-        } catch let error as DataAPIError where error.code == .conditionNotMatched || error.code == .objectNotFound {
-            throw Self.invalid
-        }
+        guard let record = try await record(token), record.fields["used"] == false, isLive(record) else { throw Self.invalid }
+        // Claimed only if nobody else did first: two PUTs racing with one token store one file.
+        try await claim(record, setting: ["used": true], where: ["used": false])
         let fields = record.fields
         var draft = FileService.Draft(
             name: fields["name"]?.stringValue ?? "file", mimeType: fields["mime_type"]?.stringValue,
@@ -115,18 +109,10 @@ package struct FileUploadTokens: Sendable {
     /// with 603, so whoever holds an old token can't delete the file it became. Two callbacks
     /// racing settle it once: the token is claimed with a condition, as the upload claims it.
     public func callback(token: String, succeeded: Bool) async throws {
-        guard let record = try await record(token), record.fields["settled"] != true,
-            (record.fields["expiresAt"]?.doubleValue ?? 0) > now().timeIntervalSince1970
-        else { throw Self.invalid }
+        guard let record = try await record(token), isLive(record) else { throw Self.invalid }
         let uploaded = record.fields["uploaded"] == true
         if succeeded, !uploaded { throw DataAPIError(.invalidCode, "The file's bytes never arrived.") }
-        do {
-            _ = try await files.data.update(
-                Self.className, id: record.objectId, body: ["settled": true],
-                condition: try QueryPredicate(where: ["settled": ["$ne": true]]), caller: Caller.master.withoutHooks)
-        } catch let error as DataAPIError where error.code == .conditionNotMatched || error.code == .objectNotFound {
-            throw Self.invalid
-        }
+        try await claim(record, setting: ["settled": true], where: ["settled": ["$ne": true]])
         if succeeded { return }
         if uploaded, let id = record.fields["fileId"]?.stringValue {
             let environment = record.fields["environment"]?.stringValue.flatMap(EnvironmentName.init(rawValue:)) ?? .production
@@ -139,11 +125,21 @@ package struct FileUploadTokens: Sendable {
 
     static let invalid = DataAPIError(.invalidCode, "Invalid or expired upload token.")
 
-    private func live(_ token: String) async throws -> StoredObject? {
-        guard let record = try await record(token), record.fields["used"] == false,
-            (record.fields["expiresAt"]?.doubleValue ?? 0) > now().timeIntervalSince1970
-        else { return nil }
-        return record
+    /// Whether the token is still within its life.
+    private func isLive(_ record: StoredObject) -> Bool {
+        (record.fields["expiresAt"]?.doubleValue ?? 0) > now().timeIntervalSince1970
+    }
+
+    /// Sets `body` on the token's record only while `condition` holds on it (else 603): what
+    /// makes two racing PUTs store one file, and two racing callbacks settle it once.
+    private func claim(_ record: StoredObject, setting body: [String: JSONValue], where condition: JSONValue) async throws {
+        do {
+            _ = try await files.data.update(
+                Self.className, id: record.objectId, body: body, condition: try QueryPredicate(where: condition),
+                caller: Caller.master.withoutHooks)
+        } catch let error as DataAPIError where error.code == .conditionNotMatched || error.code == .objectNotFound {
+            throw Self.invalid
+        }
     }
 
     /// A token not yet redeemed that promises this key.

@@ -59,10 +59,7 @@ package struct ExportDecoder: Sendable {
             fields[key] = try normalizer.normalize(value, field: key)
         }
         // Usernames and role names are identities, stored in their normal form as writes store them.
-        let identityField = className == "_User" ? "username" : className == "_Role" ? "name" : nil
-        if let identityField, case .string(let name)? = fields[identityField] {
-            fields[identityField] = .string(Identity.normalized(name))
-        }
+        Identity.normalizeName(in: &fields, of: className)
         return StoredObject(
             className: className, objectId: objectId, createdAt: created ?? updated ?? now,
             updatedAt: updated ?? created ?? now, fields: fields)

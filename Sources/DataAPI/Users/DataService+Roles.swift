@@ -17,11 +17,10 @@ extension DataService {
     /// it is refused as taken when `管理员` exists. (The unique index on `_Role.name` decides
     /// between concurrent creates; this check gives the usual answer first.)
     func checkNewRole(_ body: inout [String: JSONValue], caller: Caller) async throws {
-        guard case .string(let given)? = body["name"], !given.isEmpty else { throw Self.invalidRoleName }
-        let name = Identity.normalized(given)
+        Identity.normalizeName(in: &body, of: "_Role")
+        guard case .string(let name)? = body["name"], !name.isEmpty else { throw Self.invalidRoleName }
         guard name.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || ("0"..."9").contains($0) || "_- ".unicodeScalars.contains($0) })
         else { throw Self.invalidRoleName }
-        body["name"] = .string(name)
         if !caller.isMaster, body["ACL"]?.objectValue == nil {
             throw DataAPIError(.incorrectType, "ACL is required.")
         }

@@ -25,9 +25,7 @@ extension DataService {
             }
         }
         Self.foldProviderKeys(&body)
-        // A username is an identity: stored in its normal form, so that a canonically
-        // equivalent spelling is the same username (taken, 202) rather than a look-alike account.
-        if case .string(let username)? = body["username"] { body["username"] = .string(Identity.normalized(username)) }
+        Identity.normalizeName(in: &body, of: "_User")
         let hasAuthData = try await prepareAuthData(&body, id: id, caller: caller, checked: checkedAuthData)
         try await resetVerification(&body, id: id, caller: caller)
         if id == nil {
