@@ -1,4 +1,5 @@
 import JSON
+import Synchronization
 import Testing
 
 @testable import Sandbox
@@ -11,14 +12,15 @@ import Testing
     static let source = """
         AV.Cloud.define('spin', function () { while (true) {} });
         AV.Cloud.define('ok', function () { return 'ok'; });
+        AV.Cloud.define('held', function () { return AV._request('data.find', { className: 'Held' }); });
         """
 
-    private static func spin(_ code: CloudCode, client: String, cpuLimit: Double = 2) -> Task<Void, any Error> {
+    private static func spin(_ code: CloudCode, client: String) -> Task<Void, any Error> {
         Task {
             // Two seconds of CPU: room for the checks below while the loops still run, on a
             // loaded machine too; the call ends with a timeout.
             _ = try await code.call(
-                "spin", request: ["params": [:]], cpuLimit: cpuLimit, deadline: .now + .seconds(20), client: client)
+                "spin", request: ["params": [:]], cpuLimit: 2, deadline: .now + .seconds(20), client: client)
         }
     }
 
@@ -107,19 +109,41 @@ import Testing
     @Test(.timeLimit(.minutes(2))) func aCancelledWaiterLeavesTheLine() async throws {
         let code = try await CloudCode(
             files: [("cloud.js", Self.source)], pool: CloudCode.Pool(workers: 2, queueLength: 1, queueWait: .seconds(120)))
-        // Five seconds of CPU: the loop holds `spin`'s one worker through the rounds.
-        let loop = Self.spin(code, client: "a", cpuLimit: 5)
-        await Self.until { code.workersHeld(by: "spin") == 1 }
+        // The holder keeps `held`'s one worker (its share of two) while its host call is
+        // parked, without spinning a core; calls of other clients wait in line.
+        let host = ParkingHost()
+        let holder = Task {
+            try await code.call("held", request: ["params": [:]], host: host, cpuLimit: 5, deadline: .now + .seconds(100), client: "a")
+        }
+        await Self.until { host.parked.withLock { $0 } }
+        #expect(code.workersHeld(by: "held") == 1)
         for round in 0..<3 {
-            let waiter = Self.spin(code, client: "b\(round)")
-            await Self.until { code.callsWaiting(for: "spin") == 1 }
+            let waiter = Task {
+                try await code.call(
+                    "held", request: ["params": [:]], host: host, cpuLimit: 5, deadline: .now + .seconds(100), client: "b\(round)")
+            }
+            await Self.until { code.callsWaiting(for: "held") == 1 }
             waiter.cancel()
-            await Self.until { code.callsWaiting(for: "spin") == 0 }
+            await Self.until { code.callsWaiting(for: "held") == 0 }
             let error = await #expect(throws: ScriptError.self, "round \(round)") { try await waiter.value }
             #expect(error?.kind == .busy, "round \(round)")
             #expect(error?.message.contains("cancelled") == true, "round \(round): \(String(describing: error))")
         }
-        #expect(code.workersHeld(by: "spin") == 1)
-        await #expect(throws: ScriptError.self) { try await loop.value }
+        #expect(code.workersHeld(by: "held") == 1)
+        host.release.withLock { $0 = true }
+        #expect(try await holder.value.result.get() == 1)
+    }
+}
+
+/// Parks every host call until the test releases them.
+private final class ParkingHost: SandboxHost {
+    let parked = Mutex(false)
+    let release = Mutex(false)
+
+    func perform(_ operation: String, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
+        parked.withLock { $0 = true }
+        // The flag is the synchronization; the pause only spares the cooperative threads.
+        while !release.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(1)) }
+        return .int(1)
     }
 }
