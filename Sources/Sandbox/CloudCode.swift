@@ -85,26 +85,30 @@ public final class CloudCode: Sendable {
         /// Worker threads at most, each with its own engine, started as calls need them. Threads,
         /// not cores, are the bound: a script looping until its CPU limit holds its thread, and
         /// the others must still find one.
-        public var workers: Int
-        /// Workers one function may hold at once (less while other functions are busy too).
-        public var perFunction: Int
-        /// Workers one client (a signed-in user, else an address) may hold of one function.
-        public var perClient: Int
+        public let workers: Int
+        /// Workers one function may hold at once (less while other functions are busy too):
+        /// half the pool, at least one. Follows `workers`, which only `init` sets.
+        public var perFunction: Int { max(1, workers / 2) }
+        /// Workers one client (a signed-in user, else an address) may hold of one function: a
+        /// quarter of the pool, at least one.
+        public var perClient: Int { max(1, workers / 4) }
         /// Calls of one function that may wait for a worker; past it, `.busy` at once.
-        public var queueLength: Int
+        public let queueLength: Int
         /// How long a call may wait for a worker before it fails with `.busy`.
         public var queueWait: Duration
         /// Host calls (data, HTTP, `AV.Cloud.run`) one invocation may have running at once; the
         /// rest wait in order, and all end with the invocation. Bounds what one call can hold
         /// of the database's connections and of Swift memory (answers sit outside the JS heap).
         public var hostCallsPerInvocation = 8
+        /// Host calls one invocation may have waiting for a place among the running ones; past
+        /// it, a call is refused at once (code 429). Each waiting call holds its arguments in
+        /// Swift memory, so a loop saving a large object over and over can't pile them up.
+        public var hostCallsWaitingPerInvocation = 1000
 
-        /// Creates a pool of `workers` threads: a function may hold half of them, a client a
-        /// quarter (half of its function's share).
+        /// Creates a pool of `workers` threads (at least one): a function may hold half of them,
+        /// a client a quarter (half of its function's share).
         public init(workers: Int = 8, queueLength: Int = 64, queueWait: Duration = .seconds(5)) {
             self.workers = max(1, workers)
-            self.perFunction = max(1, workers / 2)
-            self.perClient = max(1, workers / 4)
             self.queueLength = max(0, queueLength)
             self.queueWait = queueWait
         }
@@ -121,8 +125,9 @@ public final class CloudCode: Sendable {
     private let runtimes: Runtimes
     private let scheduler: WorkerScheduler
     private let table = InvocationTable()
-    /// Host calls one invocation may have running at once (`Pool.hostCallsPerInvocation`).
+    /// Host calls one invocation may have running at once, and waiting (`Pool`).
     private let hostCallsPerInvocation: Int
+    private let hostCallsWaitingPerInvocation: Int
     private let limits: Limits
     private let files: [(name: String, source: String)]
     private let sweeper: Task<Void, Never>
@@ -145,13 +150,14 @@ public final class CloudCode: Sendable {
         self.limits = limits
         self.files = files
         hostCallsPerInvocation = pool.hostCallsPerInvocation
+        hostCallsWaitingPerInvocation = pool.hostCallsWaitingPerInvocation
         let first = WorkerRuntime(index: 0, table: table, limits: limits, files: files)
         let runtimes = Runtimes(first)
         self.runtimes = runtimes
-        scheduler = WorkerScheduler(pool: pool) { index in
-            runtimes.withLock { index < $0.count && $0[index].worker.isStuck() }
+        scheduler = WorkerScheduler(pool: pool) {
+            runtimes.withLock { all in Set(all.indices.filter { all[$0].worker.isStuck() }) }
         }
-        let failed = try await first.worker.run { box in first.prepare(box.engine).map { ($0.file, $0.error) } }
+        let failed = try await first.worker.run(loading: true) { box in first.prepare(box.engine).map { ($0.file, $0.error) } }
         let names = try await first.worker.evaluate("__fhNames()")
         definitions = (names.flatMap { try? JSONValue(parsing: $0) }?.arrayValue ?? []).compactMap { entry in
             guard let name = entry["name"]?.stringValue else { return nil }
@@ -182,9 +188,6 @@ public final class CloudCode: Sendable {
     /// The workers started so far.
     public var workerCount: Int { runtimes.withLock { $0.count } }
 
-    /// Whether a script is stuck on some worker (running past the threshold of `isStuck`).
-    var isAnyWorkerStuck: Bool { runtimes.withLock { $0.contains { $0.worker.isStuck() } } }
-
     /// Workers running a step past the stuck threshold now.
     var stuckWorkers: Int { runtimes.withLock { $0.filter { $0.worker.isStuck() }.count } }
 
@@ -213,7 +216,9 @@ public final class CloudCode: Sendable {
         runtimes.withLock { runtimes in
             while runtimes.count <= index {
                 let runtime = WorkerRuntime(index: runtimes.count, table: table, limits: limits, files: files)
-                runtime.worker.submit { box in _ = runtime.prepare(box.engine) }
+                // A load, not a script's step: the worker doesn't count as stuck meanwhile, so
+                // calls queue behind the load rather than start more workers.
+                runtime.worker.submit(loading: true) { box in _ = runtime.prepare(box.engine) }
                 runtimes.append(runtime)
             }
             return runtimes[index]
@@ -243,7 +248,7 @@ public final class CloudCode: Sendable {
         let id = table.nextID()
         let arguments: [JSEngine.Argument] = [.number(Double(id)), .string(name), .string(request.jsonString), .string(mode.rawValue)]
         let table = table
-        let gate = HostCallGate(limit: hostCallsPerInvocation)
+        let gate = HostCallGate(limit: hostCallsPerInvocation, waitingLimit: hostCallsWaitingPerInvocation)
         let ending = await withCheckedContinuation { continuation in
             table.insert(
                 id, worker: runtime.index, host: host, deadline: deadline, cpuSeconds: cpuLimit, gate: gate,

@@ -1,13 +1,15 @@
 import Synchronization
 
-/// The host calls of one invocation: at most `limit` run at once, the rest wait in the order
-/// the script made them, and all of them end with the invocation.
+/// The host calls of one invocation: at most `limit` run at once, at most `waitingLimit` more
+/// wait in the order the script made them (the rest are refused), and all of them end with the
+/// invocation.
 ///
 /// Without it a script's loop of queries started one Swift task per query, every one running
 /// at once and holding its answer in Swift memory, outside the JavaScript heap's ceiling, and
 /// running on after the invocation had answered. Closing the gate (the invocation ended:
 /// answered, failed or past its deadline) refuses the calls still waiting, so they never run,
-/// and cancels the running ones' tasks.
+/// and cancels the running ones' tasks. A waiting call holds its arguments in Swift memory, so
+/// the line is bounded too: a loop saving a large object over and over is refused past it.
 final class HostCallGate: Sendable {
     /// A host call: runs once admitted, as a task the gate can cancel.
     typealias Job = @Sendable () async -> Void
@@ -17,35 +19,41 @@ final class HostCallGate: Sendable {
         var waiting: [(ticket: Int, job: Job)] = []
         var nextTicket = 0
         var closed = false
-        /// The most that ran at once, for tests.
-        var peak = 0
     }
 
     private let limit: Int
+    private let waitingLimit: Int
     private let state = Mutex(State())
 
-    /// A gate letting `limit` calls run at once (at least one).
-    init(limit: Int) {
+    /// A gate letting `limit` calls run at once (at least one) and `waitingLimit` wait.
+    init(limit: Int, waitingLimit: Int) {
         self.limit = max(1, limit)
+        self.waitingLimit = max(0, waitingLimit)
     }
-
-    /// The most calls that ran at once so far.
-    var peakRunning: Int { state.withLock { $0.peak } }
-
-    /// Calls waiting for a place now.
-    var waitingCount: Int { state.withLock { $0.waiting.count } }
 
     /// Runs `job` now if fewer than `limit` calls are running, else once one ends; never once
     /// the gate is closed.
-    func submit(_ job: @escaping Job) {
-        state.withLock { state in
-            guard !state.closed else { return }
-            state.nextTicket += 1
+    ///
+    /// - Throws: code 429 (as the pool's busy workers answer) when `limit` calls are running
+    ///   and `waitingLimit` are waiting already; the job is dropped.
+    func submit(_ job: @escaping Job) throws(HostCallError) {
+        let full = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
             if state.running.count < limit {
+                state.nextTicket += 1
                 start(state.nextTicket, job, &state)
-            } else {
+            } else if state.waiting.count < waitingLimit {
+                state.nextTicket += 1
                 state.waiting.append((state.nextTicket, job))
+            } else {
+                return true
             }
+            return false
+        }
+        if full {
+            throw HostCallError(
+                code: 429, message: "Too many host calls of this invocation are waiting (\(waitingLimit)); await some first.",
+                status: 429)
         }
     }
 
@@ -66,7 +74,6 @@ final class HostCallGate: Sendable {
             await job()
             finished(ticket)
         }
-        state.peak = max(state.peak, state.running.count)
     }
 
     /// A call ended: the first waiting one, if any, takes its place.

@@ -13,7 +13,7 @@ import Synchronization
 /// answered while other invocations that had started before on its worker are still live may
 /// have made host calls for their code (their continuations ran in its steps). Its calls then
 /// linger, within its gate and deadline, and their answers run under one of those invocations;
-/// once none of them is live, the calls end and their answers are dropped.
+/// once none of them is live (the last one ended), the calls end and their answers are dropped.
 final class InvocationTable: Sendable {
     /// How an invocation ended: the outcome's JSON text, or why the script was stopped.
     typealias Ending = Result<String, ScriptError>
@@ -73,14 +73,18 @@ final class InvocationTable: Sendable {
     /// given while invocations started before it on its worker are live lets its host calls
     /// linger for them; any other end closes its gate.
     func finish(_ id: Int, _ ending: Ending) {
-        let (entry, lingers) = state.withLock { state -> (Entry?, Bool) in
-            guard let entry = state.entries.removeValue(forKey: id) else { return (nil, false) }
+        let (entry, closing) = state.withLock { state -> (Entry?, [HostCallGate]) in
+            guard let entry = state.entries.removeValue(forKey: id) else { return (nil, []) }
             state.clock += 1
-            guard case .success = ending, Self.hasAdopter(entry.worker, before: state.clock, state) else { return (entry, false) }
+            // Its end may leave another's lingering calls with no invocation to answer to.
+            let orphaned = Self.removeOrphans(&state).map(\.1.gate)
+            guard case .success = ending, !Self.adopters(entry.worker, before: state.clock, state).isEmpty else {
+                return (entry, orphaned + [entry.gate])
+            }
             state.lingering[id] = Lingering(worker: entry.worker, deadline: entry.deadline, gate: entry.gate, endedAt: state.clock)
-            return (entry, true)
+            return (entry, orphaned)
         }
-        if !lingers { entry?.gate.close() }
+        for gate in closing { gate.close() }
         entry?.continuation.resume(returning: ending)
     }
 
@@ -109,7 +113,8 @@ final class InvocationTable: Sendable {
             let ids = state.entries.filter { $0.value.deadline <= now }.map(\.key)
             let expired = ids.compactMap { id in state.entries.removeValue(forKey: id).map { (id, $0) } }
             let lingeredIDs = state.lingering.filter { $0.value.deadline <= now }.map(\.key)
-            let lingered = lingeredIDs.compactMap { id in state.lingering.removeValue(forKey: id).map { (id, $0) } }
+            var lingered = lingeredIDs.compactMap { id in state.lingering.removeValue(forKey: id).map { (id, $0) } }
+            if !expired.isEmpty { lingered += Self.removeOrphans(&state) }
             return (expired, lingered)
         }
         for (_, entry) in expired {
@@ -129,17 +134,13 @@ final class InvocationTable: Sendable {
     /// live; once it answered, the live invocation on `worker` with the latest deadline among
     /// those started before it ended (code of one of them may be awaiting the answer); nil
     /// otherwise, and the answer is dropped: it never runs in a call that got the worker later.
+    /// Only looks: lingering calls end when their last possible owner does (`finish`, `expire`).
     func owner(for id: Int, onWorker worker: Int) -> Int? {
-        let (owner, closing) = state.withLock { state -> (Int?, HostCallGate?) in
-            if state.entries[id] != nil { return (id, nil) }
-            guard let linger = state.lingering[id] else { return (nil, nil) }
-            let adopter = Self.adopters(worker, before: linger.endedAt, state).max { $0.value.deadline < $1.value.deadline }?.key
-            guard adopter == nil else { return (adopter, nil) }
-            state.lingering[id] = nil
-            return (nil, linger.gate)
+        state.withLock { state in
+            if state.entries[id] != nil { return id }
+            guard let linger = state.lingering[id] else { return nil }
+            return Self.adopters(worker, before: linger.endedAt, state).max { $0.value.deadline < $1.value.deadline }?.key
         }
-        closing?.close()
-        return owner
     }
 
     /// Marks a step of the invocation as running and returns the CPU seconds it has left, nil
@@ -164,7 +165,11 @@ final class InvocationTable: Sendable {
         state.entries.filter { $0.value.worker == worker && ($0.value.startedAt ?? .max) < time }
     }
 
-    private static func hasAdopter(_ worker: Int, before time: Int, _ state: State) -> Bool {
-        state.entries.contains { $0.value.worker == worker && ($0.value.startedAt ?? .max) < time }
+    /// Removes the lingering calls whose invocations started before them have all ended (no
+    /// live invocation may take their answers) and returns them, to close their gates. Only
+    /// ending invocations shrink that set: one starting later never adopts.
+    private static func removeOrphans(_ state: inout State) -> [(Int, Lingering)] {
+        let ids = state.lingering.filter { adopters($0.value.worker, before: $0.value.endedAt, state).isEmpty }.map(\.key)
+        return ids.compactMap { id in state.lingering.removeValue(forKey: id).map { (id, $0) } }
     }
 }

@@ -9,9 +9,9 @@ import Synchronization
 public final class JSWorker: Sendable {
     private typealias Job = @Sendable (JSEngineBox) -> Void
 
-    /// Jobs waiting, and whether the worker is shutting down.
+    /// Jobs waiting (each with whether it loads code), and whether the worker is shutting down.
     private struct Mailbox {
-        var jobs: [Job] = []
+        var jobs: [(job: Job, loading: Bool)] = []
         var closed = false
     }
 
@@ -20,11 +20,8 @@ public final class JSWorker: Sendable {
         let mailbox = Mutex(Mailbox())
         /// Wakes the thread when a job arrives; used with its own lock, as NSCondition requires.
         let signal = NSCondition()
-        /// Jobs queued or running: how busy the worker is, for callers choosing one.
-        let pending = Atomic<Int>(0)
-        /// Jobs queued so far, run or not.
-        let submitted = Atomic<Int>(0)
-        /// When the running job started, in milliseconds since `born` plus one; 0 when idle.
+        /// When the running job started, in milliseconds since `born` plus one; 0 when idle or
+        /// loading code.
         let busySince = Atomic<Int>(0)
         /// The worker's start, the origin of `busySince`.
         let born = ContinuousClock.now
@@ -38,15 +35,10 @@ public final class JSWorker: Sendable {
 
     private let shared = Shared()
     private var signal: NSCondition { shared.signal }
-    /// Jobs queued or running now. A script that loops holds its worker's at 1 or more until it
-    /// is stopped; an idle worker's is 0.
-    public var load: Int { shared.pending.load(ordering: .relaxed) }
-
-    /// Jobs given to the worker so far.
-    var jobsSubmitted: Int { shared.submitted.load(ordering: .relaxed) }
 
     /// Whether the job running now has run longer than `limit`: a script in a loop, not a step
-    /// of an ordinary call (those take microseconds, a few milliseconds at most).
+    /// of an ordinary call (those take microseconds, a few milliseconds at most). A job that
+    /// loads code (`loading`) never counts: it ends by itself, and calls may queue behind it.
     public func isStuck(longerThan limit: Duration = .milliseconds(10)) -> Bool {
         let since = shared.busySince.load(ordering: .relaxed)
         let milliseconds = Int(limit.components.seconds) * 1000 + Int(limit.components.attoseconds / 1_000_000_000_000_000)
@@ -61,20 +53,19 @@ public final class JSWorker: Sendable {
             let box = JSEngineBox()
             while true {
                 signal.lock()
-                var job: Job?
+                var job: (job: Job, loading: Bool)?
                 var closed = false
                 while job == nil && !closed {
-                    (job, closed) = shared.mailbox.withLock { box -> (Job?, Bool) in
+                    (job, closed) = shared.mailbox.withLock { box -> ((job: Job, loading: Bool)?, Bool) in
                         box.jobs.isEmpty ? (nil, box.closed) : (box.jobs.removeFirst(), false)
                     }
                     if job == nil && !closed { signal.wait() }
                 }
                 signal.unlock()
                 guard let job else { return }
-                shared.busySince.store(shared.stamp, ordering: .relaxed)
-                job(box)
+                if !job.loading { shared.busySince.store(shared.stamp, ordering: .relaxed) }
+                job.job(box)
                 shared.busySince.store(0, ordering: .relaxed)
-                shared.pending.subtract(1, ordering: .relaxed)
             }
         }
         thread.name = name
@@ -102,10 +93,13 @@ public final class JSWorker: Sendable {
     }
 
     /// Runs a job on the worker's engine: several evaluations that must not interleave with
-    /// other callers' (a call and the read of its result).
-    func run<T: Sendable>(_ body: @escaping @Sendable (JSEngineBox) throws(ScriptError) -> T) async throws(ScriptError) -> T {
+    /// other callers' (a call and the read of its result). `loading`: the job loads code (see
+    /// `isStuck`).
+    func run<T: Sendable>(
+        loading: Bool = false, _ body: @escaping @Sendable (JSEngineBox) throws(ScriptError) -> T
+    ) async throws(ScriptError) -> T {
         let result: Result<T, ScriptError> = await withCheckedContinuation { [shared] continuation in
-            submit { box in
+            submit(loading: loading) { box in
                 let result: Result<T, ScriptError>
                 do throws(ScriptError) {
                     result = .success(try body(box))
@@ -123,15 +117,10 @@ public final class JSWorker: Sendable {
     }
 
     /// Queues a job without waiting for it: how host answers and timers get back to a script.
-    func submit(_ job: @escaping @Sendable (JSEngineBox) -> Void) {
-        enqueue(job)
-    }
-
-    private func enqueue(_ job: @escaping Job) {
-        shared.pending.add(1, ordering: .relaxed)
-        shared.submitted.add(1, ordering: .relaxed)
+    /// `loading`: the job loads code (see `isStuck`).
+    func submit(loading: Bool = false, _ job: @escaping @Sendable (JSEngineBox) -> Void) {
         signal.lock()
-        shared.mailbox.withLock { $0.jobs.append(job) }
+        shared.mailbox.withLock { $0.jobs.append((job, loading)) }
         signal.signal()
         signal.unlock()
     }

@@ -119,28 +119,43 @@ final class WorkerRuntime: Sendable {
     }
 
     /// Runs a host call of invocation `id` through the invocation's gate (a few at once, none
-    /// after it ended) and hands the answer back to the script while the invocation is live.
+    /// after it ended) and hands the answer back to the script while the invocation is live; a
+    /// call the gate refuses (too many waiting) is answered with the refusal.
     private func askHost(_ id: Int, callID: Double, operation: String, argumentsText: String) {
         guard let (host, _, gate) = table.host(of: id) else { return }
-        gate.submit { [self] in
-            let answer: (ok: Bool, text: String)
-            do throws(HostCallError) {
-                guard let arguments = try? JSONValue(parsing: argumentsText) else {
-                    throw HostCallError(code: 107, message: "The arguments of '\(operation)' are not JSON.")
+        do throws(HostCallError) {
+            try gate.submit { [self] in
+                let answer: (ok: Bool, text: String)
+                do throws(HostCallError) {
+                    guard let arguments = try? JSONValue(parsing: argumentsText) else {
+                        throw HostCallError(code: 107, message: "The arguments of '\(operation)' are not JSON.")
+                    }
+                    answer = (true, try await host.perform(operation, arguments: arguments).jsonString)
+                } catch {
+                    answer = (false, Self.failure(error))
                 }
-                answer = (true, try await host.perform(operation, arguments: arguments).jsonString)
-            } catch {
-                var failure: [String: JSONValue] = ["code": .int(Int64(error.code)), "message": .string(error.message)]
-                if let status = error.status { failure["status"] = .int(Int64(status)) }
-                answer = (false, JSONValue.object(failure).jsonString)
+                deliver(id, callID: callID, answer)
             }
-            // An invocation that ended meanwhile gets nothing (see `InvocationTable.owner`): its
-            // answer must not sit on the worker nor run in the step of a call that got it later.
-            guard table.owner(for: id, onWorker: index) != nil else { return }
-            worker.submit { [self] box in
-                guard let owner = table.owner(for: id, onWorker: index) else { return }
-                step(owner, "__fhResolve", [.number(Double(owner)), .number(callID), .bool(answer.ok), .string(answer.text)], box: box)
-            }
+        } catch {
+            deliver(id, callID: callID, (false, Self.failure(error)))
+        }
+    }
+
+    /// The script's view of a failed host call: `{code, message, status?}`.
+    private static func failure(_ error: HostCallError) -> String {
+        var failure: [String: JSONValue] = ["code": .int(Int64(error.code)), "message": .string(error.message)]
+        if let status = error.status { failure["status"] = .int(Int64(status)) }
+        return JSONValue.object(failure).jsonString
+    }
+
+    /// Queues a host call's answer for the script, in a step of its invocation's owner.
+    private func deliver(_ id: Int, callID: Double, _ answer: (ok: Bool, text: String)) {
+        // An invocation that ended meanwhile gets nothing (see `InvocationTable.owner`): its
+        // answer must not sit on the worker nor run in the step of a call that got it later.
+        guard table.owner(for: id, onWorker: index) != nil else { return }
+        worker.submit { [self] box in
+            guard let owner = table.owner(for: id, onWorker: index) else { return }
+            step(owner, "__fhResolve", [.number(Double(owner)), .number(callID), .bool(answer.ok), .string(answer.text)], box: box)
         }
     }
 

@@ -53,16 +53,14 @@ final class WorkerScheduler: Sendable {
 
     private let pool: CloudCode.Pool
     private let state = Mutex(State())
-    /// Whether worker `index` is running a step past the stuck threshold.
-    private let isStuck: @Sendable (Int) -> Bool
+    /// The workers running a step past the stuck threshold now. Read once per pass over the
+    /// leases and waiters (each read looks at every worker's clock), outside the lock.
+    private let stuckWorkers: @Sendable () -> Set<Int>
 
-    init(pool: CloudCode.Pool, isStuck: @escaping @Sendable (Int) -> Bool) {
+    init(pool: CloudCode.Pool, stuckWorkers: @escaping @Sendable () -> Set<Int>) {
         self.pool = pool
-        self.isStuck = isStuck
+        self.stuckWorkers = stuckWorkers
     }
-
-    /// Workers started so far (started on demand, up to the pool's size).
-    var startedWorkers: Int { state.withLock { $0.started } }
 
     /// Workers leased to `function` now.
     func workers(of function: String) -> Int {
@@ -75,26 +73,41 @@ final class WorkerScheduler: Sendable {
     }
 
     /// The worker a call with `key` runs on; waits in line while its share is used. Fails with
-    /// `.busy` when the line is full or the wait passes the pool's bound, `.timeout` when the
-    /// call's deadline passes first.
+    /// `.busy` when the line is full, the wait passes the pool's bound or the calling task is
+    /// cancelled (its client went away: it must not keep its place in the line), `.timeout`
+    /// when the call's deadline passes first.
     func acquire(_ key: Key, deadline: ContinuousClock.Instant) async -> Result<Int, ScriptError> {
         let giveUp = min(deadline, .now + pool.queueWait)
-        return await withCheckedContinuation { continuation in
-            let granted = state.withLock { state -> [Grant] in
-                if let worker = join(key, &state) { return [(continuation, .success(worker))] }
-                state.nextTicket += 1
-                let ticket = state.nextTicket
-                state.waiting.append(Waiter(ticket: ticket, key: key, giveUp: giveUp, deadline: deadline, continuation: continuation))
-                var granted = dispatch(&state)
-                // Not served at once, and the function's line is full: refused now, not later.
-                if let index = state.waiting.firstIndex(where: { $0.ticket == ticket }),
-                    state.waiting.lazy.filter({ $0.key.function == key.function }).count > pool.queueLength
-                {
-                    granted.append((state.waiting.remove(at: index).continuation, .failure(Self.busy(key.function))))
+        let ticket = state.withLock { state in
+            state.nextTicket += 1
+            return state.nextTicket
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let stuck = stuckWorkers()
+                let granted = state.withLock { state -> [Grant] in
+                    if let worker = join(key, stuck, &state) { return [(continuation, .success(worker))] }
+                    // Checked under the lock the cancellation handler takes: a task cancelled
+                    // before this point is refused here, one cancelled after finds its ticket.
+                    if Task.isCancelled { return [(continuation, .failure(Self.gone(key.function)))] }
+                    state.waiting.append(Waiter(ticket: ticket, key: key, giveUp: giveUp, deadline: deadline, continuation: continuation))
+                    var granted = dispatch(stuck, &state)
+                    // Not served at once, and the function's line is full: refused now, not later.
+                    if let index = state.waiting.firstIndex(where: { $0.ticket == ticket }),
+                        state.waiting.lazy.filter({ $0.key.function == key.function }).count > pool.queueLength
+                    {
+                        granted.append((state.waiting.remove(at: index).continuation, .failure(Self.busy(key.function))))
+                    }
+                    return granted
                 }
-                return granted
+                for (waiter, result) in granted { waiter.resume(returning: result) }
             }
-            for (waiter, result) in granted { waiter.resume(returning: result) }
+        } onCancel: {
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.waiting.firstIndex(where: { $0.ticket == ticket }) else { return nil }
+                return state.waiting.remove(at: index)
+            }
+            waiter?.continuation.resume(returning: .failure(Self.gone(key.function)))
         }
     }
 
@@ -102,6 +115,7 @@ final class WorkerScheduler: Sendable {
     /// worker. Called from the worker's own thread, after the step running when the call ended
     /// has finished.
     func release(_ worker: Int, _ key: Key) {
+        let stuck = stuckWorkers()
         let granted = state.withLock { state -> [Grant] in
             guard var lease = state.leases[worker] else { return [] }
             if lease.key != key, let guests = lease.guests[key] {
@@ -115,7 +129,7 @@ final class WorkerScheduler: Sendable {
                 state.leases[worker] = nil
                 state.idle.append(worker)
             }
-            return dispatch(&state)
+            return dispatch(stuck, &state)
         }
         for (waiter, result) in granted { waiter.resume(returning: result) }
     }
@@ -123,6 +137,7 @@ final class WorkerScheduler: Sendable {
     /// Refuses the waiters past their wait, and serves any waiter a worker that stopped being
     /// stuck can take now. Called by the sweeper every few milliseconds.
     func sweep(now: ContinuousClock.Instant) {
+        let stuck = stuckWorkers()
         let ended = state.withLock { state -> [Grant] in
             var ended: [Grant] = []
             state.waiting.removeAll { waiter in
@@ -133,7 +148,7 @@ final class WorkerScheduler: Sendable {
                 ended.append((waiter.continuation, .failure(error)))
                 return true
             }
-            return ended + dispatch(&state)
+            return ended + dispatch(stuck, &state)
         }
         for (waiter, result) in ended { waiter.resume(returning: result) }
     }
@@ -142,9 +157,13 @@ final class WorkerScheduler: Sendable {
         ScriptError(.busy, "Too many calls of '\(function)' are running or waiting; try again later.")
     }
 
+    private static func gone(_ function: String) -> ScriptError {
+        ScriptError(.busy, "The call of '\(function)' was cancelled while it waited for a worker.")
+    }
+
     /// A worker already leased to `key` whose current step isn't stuck: the call shares it.
-    private func join(_ key: Key, _ state: inout State) -> Int? {
-        let shared = state.leases.filter { $0.value.key == key && !isStuck($0.key) }.min { $0.value.calls < $1.value.calls }
+    private func join(_ key: Key, _ stuck: Set<Int>, _ state: inout State) -> Int? {
+        let shared = state.leases.filter { $0.value.key == key && !stuck.contains($0.key) }.min { $0.value.calls < $1.value.calls }
         guard let worker = shared?.key else { return nil }
         state.leases[worker]?.calls += 1
         return worker
@@ -161,8 +180,9 @@ final class WorkerScheduler: Sendable {
         case guest(Int)
     }
 
-    /// Serves the waiters that may go now, fairest first; returns whom to wake.
-    private func dispatch(_ state: inout State) -> [Grant] {
+    /// Serves the waiters that may go now, fairest first, `stuck` being the workers whose step
+    /// is stuck; returns whom to wake.
+    private func dispatch(_ stuck: Set<Int>, _ state: inout State) -> [Grant] {
         var granted: [Grant] = []
         while !state.waiting.isEmpty {
             var held: [String: Int] = [:]
@@ -177,7 +197,7 @@ final class WorkerScheduler: Sendable {
             var best: (index: Int, held: Int, ticket: Int, placement: Placement)?
             for (index, waiter) in state.waiting.enumerated() {
                 let holds = held[waiter.key.function] ?? 0
-                guard let placement = placement(waiter.key, holds: holds, held: heldByKey, busy: busyFunctions.count, free: free, state)
+                guard let placement = placement(waiter.key, holds: holds, held: heldByKey, busy: busyFunctions.count, free: free, stuck, state)
                 else { continue }
                 if best.map({ (holds, waiter.ticket) < ($0.held, $0.ticket) }) ?? true {
                     best = (index, holds, waiter.ticket, placement)
@@ -211,12 +231,13 @@ final class WorkerScheduler: Sendable {
     /// isn't stuck; else a free worker of its own, within its function's and client's shares
     /// (the last free one only for a function holding none); else, with every worker leased, a
     /// guest's place for a function holding none; else its key's stuck worker, behind its own
-    /// calls. `holds` is the workers its function holds, `held` each key's.
+    /// calls. `holds` is the workers its function holds, `held` each key's, `stuck` the workers
+    /// whose step is stuck.
     private func placement(
-        _ key: Key, holds: Int, held: [Key: Int], busy: Int, free: Int, _ state: State
+        _ key: Key, holds: Int, held: [Key: Int], busy: Int, free: Int, _ stuck: Set<Int>, _ state: State
     ) -> Placement? {
         let own = state.leases.filter { $0.value.key == key }
-        if let worker = own.filter({ !isStuck($0.key) }).min(by: { $0.value.calls < $1.value.calls })?.key {
+        if let worker = own.filter({ !stuck.contains($0.key) }).min(by: { $0.value.calls < $1.value.calls })?.key {
             return .join(worker)
         }
         if free > 0, holds == 0 || free > 1, holds < share(functions: busy),
@@ -224,7 +245,7 @@ final class WorkerScheduler: Sendable {
         {
             return .start
         }
-        if free == 0, holds == 0, let worker = guestWorker(state) { return .guest(worker) }
+        if free == 0, holds == 0, let worker = guestWorker(stuck, state) { return .guest(worker) }
         if let worker = own.min(by: { $0.value.calls < $1.value.calls })?.key { return .join(worker) }
         return nil
     }
@@ -233,8 +254,8 @@ final class WorkerScheduler: Sendable {
     /// step isn't stuck, with the fewest calls (a call waiting on the database holds no thread,
     /// so a small pool still serves other functions meanwhile). Its function counts as holding
     /// it, so its next call can't spread over the others' workers.
-    private func guestWorker(_ state: State) -> Int? {
-        state.leases.filter { !isStuck($0.key) }
+    private func guestWorker(_ stuck: Set<Int>, _ state: State) -> Int? {
+        state.leases.filter { !stuck.contains($0.key) }
             .min { $0.value.calls + $0.value.guests.values.reduce(0, +) < $1.value.calls + $1.value.guests.values.reduce(0, +) }?
             .key
     }

@@ -18,6 +18,7 @@ private final class CountingHost: SandboxHost {
         var lateArrived = false
         var heldAnswered = false
         var releaseHeld = false
+        var releaseGated = false
     }
 
     let counts = Mutex(Counts())
@@ -40,6 +41,8 @@ private final class CountingHost: SandboxHost {
             if Task.isCancelled { counts.withLock { $0.cancelled += 1 } }
         case "Hold":
             while !counts.withLock({ $0.lateArrived }) { await Self.pause() }
+        case "Gated":
+            while !counts.withLock({ $0.releaseGated }) { await Self.pause() }
         case "Held":
             while !counts.withLock({ $0.releaseHeld }) { await Self.pause() }
             counts.withLock { $0.heldAnswered = true }
@@ -55,9 +58,17 @@ private final class CountingHost: SandboxHost {
     }
 
     /// Waits until `condition` holds of the counts (the condition is the synchronization; the
-    /// pause between checks only spares the two cooperative threads a busy loop).
-    func wait(until condition: (Counts) -> Bool) async {
-        while !condition(snapshot) { await Self.pause() }
+    /// pause between checks only spares the two cooperative threads a busy loop). Past a
+    /// minute it records an issue and returns, rather than hang.
+    func wait(sourceLocation: SourceLocation = #_sourceLocation, until condition: (Counts) -> Bool) async {
+        let giveUp = ContinuousClock.now + .seconds(60)
+        while !condition(snapshot) {
+            guard ContinuousClock.now < giveUp else {
+                Issue.record("the host's counts did not reach the condition within a minute", sourceLocation: sourceLocation)
+                return
+            }
+            await Self.pause()
+        }
     }
 
     private static func pause() async {
@@ -83,22 +94,33 @@ private final class CountingHost: SandboxHost {
           return 'left';
         });
         AV.Cloud.define('hold', function () { return AV._request('data.find', { className: 'Hold' }); });
+        AV.Cloud.define('gated', function () { return AV._request('data.find', { className: 'Gated' }); });
+        AV.Cloud.define('park', function () {
+          AV._request('data.find', { className: 'Park' }).catch(function () {});
+          return 'left';
+        });
         AV.Cloud.define('wait', async function () {
           await AV._request('data.find', { className: 'Late' });
           return leaked;
         });
         """
 
-    private static func load(cap: Int = 8) async throws -> CloudCode {
+    private static func load(cap: Int = 8, waiting: Int = 1000) async throws -> CloudCode {
         var pool = CloudCode.Pool(workers: 1)
         pool.hostCallsPerInvocation = cap
+        pool.hostCallsWaitingPerInvocation = waiting
         return try await CloudCode(files: [("cloud.js", source)], pool: pool)
+    }
+
+    /// Eight host calls of one invocation run at once, a thousand more may wait.
+    @Test func theBoundsDefaults() {
+        #expect(CloudCode.Pool().hostCallsPerInvocation == 8)
+        #expect(CloudCode.Pool().hostCallsWaitingPerInvocation == 1000)
     }
 
     /// 200 data calls made at once all answer, with never more than the cap running together.
     @Test(arguments: [1, 8])
     func aFanOutRunsAtMostTheCapAtOnce(cap: Int) async throws {
-        #expect(CloudCode.Pool().hostCallsPerInvocation == 8, "the default")
         let code = try await Self.load(cap: cap)
         let host = CountingHost()
         for round in 0..<3 {
@@ -112,15 +134,18 @@ private final class CountingHost: SandboxHost {
     }
 
     /// Calls still waiting when the deadline passes never run, and the running ones are
-    /// cancelled: the host sees the cap's worth of calls, all ended with the invocation.
+    /// cancelled: the host sees exactly the cap's worth of calls, all ended with the invocation.
     @Test func callsEndWithTheirInvocation() async throws {
         let code = try await Self.load()
         let host = CountingHost()
-        let outcome = await #expect(throws: ScriptError.self) {
+        let call = Task {
             try await code.call(
                 "fanout", request: ["params": ["n": 200, "className": "Park"]], host: host, cpuLimit: 5,
-                deadline: .now + .milliseconds(500))
+                deadline: .now + .seconds(5))
         }
+        // The cap's worth enter (and park) while the invocation is live.
+        await host.wait { $0.entered == 8 }
+        let outcome = await #expect(throws: ScriptError.self) { try await call.value }
         #expect(outcome?.kind == .timeout)
         // The running calls were cancelled when the call ended; they return once they notice.
         await host.wait { $0.inFlight == 0 }
@@ -129,8 +154,55 @@ private final class CountingHost: SandboxHost {
             "fanout", request: ["params": ["n": 3, "className": "Other"]], host: host, cpuLimit: 5,
             deadline: .now + .seconds(60))
         let counts = host.snapshot
-        #expect(counts.operations.filter { $0 == "Park" }.count <= 8, "calls waiting at the deadline ran")
-        #expect(counts.cancelled == counts.operations.filter { $0 == "Park" }.count, "a running call outlived its invocation")
+        #expect(counts.operations.filter { $0 == "Park" }.count == 8, "calls waiting at the deadline ran")
+        #expect(counts.cancelled == 8, "a running call outlived its invocation")
+    }
+
+    /// Past the calls running and the calls waiting, a host call is refused at once with 429:
+    /// each waiting call holds its arguments in Swift memory. The refusal reaches the script as
+    /// a rejected promise; the function fails with it.
+    @Test func pastTheWaitingBoundACallIsRefused() async throws {
+        let code = try await Self.load(cap: 2, waiting: 5)
+        let host = CountingHost()
+        for round in 0..<3 {
+            let outcome = try await code.call(
+                "fanout", request: ["params": ["n": 50, "className": "Park"]], host: host, cpuLimit: 5,
+                deadline: .now + .seconds(60))
+            guard case .failure(let error) = outcome.result else {
+                Issue.record("round \(round): the fan-out was not refused")
+                continue
+            }
+            #expect(error.code == 429, "round \(round): \(error)")
+            #expect(error.status == 429, "round \(round)")
+            #expect(error.message.contains("waiting"), "round \(round): \(error.message)")
+            // Refused, the invocation ended: the two running calls are cancelled, the five
+            // waiting never run.
+            await host.wait { $0.entered >= 2 * (round + 1) && $0.inFlight == 0 }
+            #expect(host.snapshot.entered == 2 * (round + 1))
+            #expect(host.snapshot.cancelled == 2 * (round + 1))
+        }
+    }
+
+    /// The lingering calls of a call that answered while an earlier one was live end with the
+    /// last invocation that could take their answers, not at their own deadline.
+    @Test func lingeringCallsEndWithTheirLastPossibleOwner() async throws {
+        let code = try await Self.load()
+        for round in 0..<3 {
+            let host = CountingHost()
+            let gated = Task {
+                try await code.call("gated", request: ["params": [:]], host: host, cpuLimit: 5, deadline: .now + .seconds(60))
+            }
+            await host.wait { $0.operations.contains("Gated") }
+            let left = try await code.call(
+                "park", request: ["params": [:]], host: host, cpuLimit: 5, deadline: .now + .seconds(600))
+            #expect(try left.result.get() == "left", "round \(round)")
+            await host.wait { $0.inFlight == 2 }
+            // `gated`, started before, may still take the parked call's answer: it runs on.
+            #expect(host.snapshot.cancelled == 0, "round \(round)")
+            host.counts.withLock { $0.releaseGated = true }
+            #expect(try await gated.value.result.get() == 1, "round \(round)")
+            await host.wait { $0.cancelled == 1 && $0.inFlight == 0 }
+        }
     }
 
     /// A call (`leave`) that answered before its data call came back, while another (`hold`)

@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import Testing
 
 @testable import Sandbox
@@ -68,5 +70,31 @@ import Testing
             #expect(error.message.contains("RangeError"), "\(error)")
         }
         #expect(try await worker.evaluate("[1,2,3].length") == "3")
+    }
+}
+
+/// A worker loading code isn't stuck, however long the load takes: calls queue behind it rather
+/// than start more workers, and a check for a stuck loop can't pass on a load.
+@Suite struct JSWorkerLoadTests {
+    @Test(.timeLimit(.minutes(1))) func aLoadingJobDoesNotCountAsStuck() async throws {
+        let worker = JSWorker()
+        defer { worker.shutdown() }
+        for loading in [true, false, true] {
+            let started = Mutex<ContinuousClock.Instant?>(nil)
+            let release = DispatchSemaphore(value: 0)
+            worker.submit(loading: loading) { _ in
+                started.withLock { $0 = .now }
+                release.wait()
+            }
+            // The job runs until released: wait until it has run well past the 10 ms threshold.
+            while started.withLock({ $0 }).map({ $0.duration(to: .now) < .milliseconds(50) }) ?? true {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            #expect(worker.isStuck() == !loading, loading ? "a load counted as stuck" : "a long step did not count as stuck")
+            release.signal()
+        }
+        // Once loaded, the worker runs scripts as before.
+        #expect(try await worker.evaluate("1 + 1") == "2")
+        #expect(!worker.isStuck())
     }
 }
