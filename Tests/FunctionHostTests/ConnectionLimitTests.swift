@@ -122,7 +122,7 @@ import Darwin
 
     @Test func aBodyAtAnOrdinaryPaceWithPausesArrives() async throws {
         try await Self.serve(
-            ConnectionLimits(idleTimeout: .seconds(600), headerTimeout: .seconds(600), bodyWindow: .seconds(2), bodyBytesPerWindow: 1000)
+            ConnectionLimits(idleTimeout: .seconds(600), headerTimeout: .seconds(600), bodyWindow: .seconds(10), bodyBytesPerWindow: 1000)
         ) { api in
             // 4000 bytes in four parts, pauses (pacing, not synchronisation) well inside a window.
             let padding = String(repeating: " ", count: 3990)
