@@ -5,9 +5,10 @@ extension ExportImporter {
     /// (`type`, `default`, `comment`, ...) are not.
     static let flagKeys: Set<String> = ["hidden", "read_only", "user_private"]
 
-    /// Applies a schema file (`<Class>_schema.json`, `_permissions.json` or `_all.json`): the
-    /// field types are recorded, the class permissions and field flags become the class's
-    /// settings; the default ACL and indexes are noted, not applied.
+    /// Applies a schema file (`<Class>_schema.json`, `_permissions.json` or `_all.json`): a file
+    /// with a schema creates the class (empty when no rows follow) and records its field types;
+    /// the class permissions and field flags become the class's settings; the default ACL and
+    /// indexes are noted, not applied.
     mutating func importSchema(_ bytes: [UInt8], className: String, file: String) async throws {
         guard let document = try? JSONValue(parsing: bytes), case .object(let members) = document else {
             summary.skip(file, line: 1, "107: the schema file is not a JSON object.")
@@ -22,7 +23,8 @@ extension ExportImporter {
                 else { continue }
                 types[field] = type
             }
-            _ = try await storage.insertExported(className, objects: [], fieldTypes: types, relations: [])
+            // The class exists from its schema on, rows or none: an empty one answers empty results.
+            _ = try await storage.declareClass(className, fieldTypes: types)
             knownTypes[className, default: [:]].merge(types) { old, _ in old }
             if case .object(let acl)? = fields["ACL"], acl["default"] != nil {
                 summary.notes.append("\(file): the class's default ACL is not applied; give it with serve --default-acl.")
