@@ -146,13 +146,35 @@ import Testing
             #"{"schema":{"objectId":{"type":"String"},"time":{"type":"Number"},"ACL":{"type":"ACL"}},"permissions":{"delete":{"users":[],"roles":[]}}}"#,
             to: export.folder + "/Counter_all.json")
         try ImportFixture.write(#"{"schema":{"objectId":{"type":"String"},"createdAt":{"type":"Date"}}}"#, to: export.folder + "/Visit_schema.json")
+        // The console's export of a class without objects: its header line alone.
+        try ImportFixture.write(#"#filetype:JSON-streaming {"type":"Class","class":"Like"}"# + "\n", to: export.folder + "/Like.0.jsonl")
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         _ = try await export.importInto(directory, path: export.folder)
         try await TestServer.run(dataDirectory: directory) { api in
             try await Self.expectEmpty(api, "Counter")
             try await Self.expectEmpty(api, "Visit")
+            try await Self.expectEmpty(api, "Like")
             #expect(try await api.get("/1.1/schemas/Counter", headers: Headers.master)["time"] == ["type": "Number"])
+        }
+    }
+
+    /// `functionhost import --from-server`: a class the source lists but holds no objects of
+    /// comes over, empty.
+    @Test func aPulledClassWithoutObjectsComesOverEmpty() async throws {
+        let destination = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        let pulled = try await TestServer.run(transport: .socket) { api in
+            #expect(try await api.post("/1.1/schemas/Counter", headers: Headers.master, Self.counter).status == .ok)
+            return try await CLI.functionhost(
+                ["import", "--from-server", "http://127.0.0.1:\(api.port)", "--app-id", "app", "--master-key", "master"]
+                    + ImportCommandTests.target(destination),
+                port: api.port)
+        }
+        #expect(pulled.status == 0, "\(pulled)")
+        try await TestServer.run(dataDirectory: destination) { api in
+            try await Self.expectEmpty(api, "Counter")
+            expectError(try await api.delete("/1.1/classes/Counter/anything"), code: 403, status: .forbidden)
         }
     }
 }

@@ -37,6 +37,13 @@ extension ExportImporter {
         }
     }
 
+    /// Makes the class of an objects file (or a live server's scan) that held no objects: a class
+    /// LeanCloud exported empty is there, empty, after the import, not missing.
+    mutating func keepClass(of kind: ExportFile) async throws {
+        guard case .objects(let className) = kind, try await !storage.classExists(className) else { return }
+        _ = try await storage.declareClass(className, fieldTypes: [:])
+    }
+
     /// Lays the class permissions and field flags of `document` (LeanCloud's `{"permissions":
     /// {...}, "schema": {...}}`) over the class's settings, so a class the old console closed is
     /// closed here too. A document that changes nothing writes nothing, so importing twice gives
