@@ -160,7 +160,7 @@ import Testing
     }
 
     /// `functionhost import --from-server`: a class the source lists but holds no objects of
-    /// comes over, empty.
+    /// comes over, empty, with its fields' types and permissions.
     @Test func aPulledClassWithoutObjectsComesOverEmpty() async throws {
         let destination = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: destination) }
@@ -175,6 +175,8 @@ import Testing
         try await TestServer.run(dataDirectory: destination) { api in
             try await Self.expectEmpty(api, "Counter")
             expectError(try await api.delete("/1.1/classes/Counter/anything"), code: 403, status: .forbidden)
+            let schema = try await api.get("/1.1/schemas/Counter", headers: Headers.master)
+            #expect(schema["time"] == ["type": "Number"] && schema["url"] == ["type": "String"], "\(schema)")
         }
     }
 }

@@ -15,17 +15,7 @@ extension ExportImporter {
             return
         }
         if case .object(let fields)? = members["schema"] {
-            if knownTypes[className] == nil { knownTypes[className] = try await storage.fieldTypes(of: className) }
-            var types: [String: FieldType] = [:]
-            for (field, descriptor) in fields where !Names.builtInFields.contains(field) && field != "ACL" {
-                guard case .string(let name)? = descriptor["type"], let type = FieldType(rawValue: name),
-                    Names.isValidFieldName(field), knownTypes[className]?[field] == nil
-                else { continue }
-                types[field] = type
-            }
-            // The class exists from its schema on, rows or none: an empty one answers empty results.
-            _ = try await storage.declareClass(className, fieldTypes: types)
-            knownTypes[className, default: [:]].merge(types) { old, _ in old }
+            try await declareClass(className, descriptors: fields)
             if case .object(let acl)? = fields["ACL"], acl["default"] != nil {
                 summary.notes.append("\(file): the class's default ACL is not applied; give it with serve --default-acl.")
             }
@@ -35,6 +25,23 @@ extension ExportImporter {
             summary.notes.append(
                 "\(file): \(indexes.count) index(es) not applied: queried fields are indexed on first use here.")
         }
+    }
+
+    /// Makes the class, with the types its field descriptors (`{"field": {"type": "String"}}`,
+    /// as a schema file or a live server's `/schemas` gives them) name for fields it doesn't have:
+    /// the class exists from its schema on, rows or none, and an empty one answers empty results.
+    /// Unknown types and malformed names are left for the objects to record.
+    public mutating func declareClass(_ className: String, descriptors fields: [String: JSONValue]) async throws {
+        if knownTypes[className] == nil { knownTypes[className] = try await storage.fieldTypes(of: className) }
+        var types: [String: FieldType] = [:]
+        for (field, descriptor) in fields where !Names.builtInFields.contains(field) && field != "ACL" {
+            guard case .string(let name)? = descriptor["type"], let type = FieldType(rawValue: name),
+                Names.isValidFieldName(field), knownTypes[className]?[field] == nil
+            else { continue }
+            types[field] = type
+        }
+        _ = try await storage.declareClass(className, fieldTypes: types)
+        knownTypes[className, default: [:]].merge(types) { old, _ in old }
     }
 
     /// Makes the class of an objects file (or a live server's scan) that held no objects: a class
