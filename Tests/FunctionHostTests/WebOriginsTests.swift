@@ -108,4 +108,19 @@ import Testing
             ["serve", "--data-dir", directory + "/data", "--functions", directory, "--web-origins", "blog.example.com"], port: 1)
         #expect(run.status != 0 && run.errors.contains("--web-origins takes origins"), "\(run)")
     }
+
+    @Test func serveSaysWhichOriginsItGrants() async throws {
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (process, text) = try await StartupBannerTests.serve([
+            "--port", String(Ports.free()), "--data-dir", directory + "/data", "--functions", directory,
+            "--web-origins", "https://Blog.example.com/,https://*.example.org",
+        ])
+        defer {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+        #expect(
+            text.contains("Web origins: https://blog.example.com, https://*.example.org (pages elsewhere are refused)"), "\(text)")
+    }
 }

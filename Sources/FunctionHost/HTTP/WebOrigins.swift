@@ -4,7 +4,7 @@ import Foundation
 /// origin by default (as before the list existed); with a list, a page elsewhere gets no CORS
 /// grant and its app-key requests are refused (403), while requests without an `Origin` (server
 /// SDKs, curl, mobile apps) and master-key requests are not a web page's and pass.
-public struct WebOrigins: Sendable, Hashable {
+public struct WebOrigins: Sendable, Hashable, CustomStringConvertible {
     /// One entry: an exact origin, or every subdomain of a host (`https://*.example.com`).
     struct Entry: Sendable, Hashable {
         var scheme: String
@@ -46,6 +46,14 @@ public struct WebOrigins: Sendable, Hashable {
             entries.append(entry)
         }
         self.entries = entries
+    }
+
+    /// The list as it is read back (`*` for every origin), for the start banner.
+    public var description: String {
+        guard let entries else { return "*" }
+        return entries.map { entry in
+            "\(entry.scheme)://\(entry.subdomains ? "*." : "")\(entry.host)" + (entry.port.map { ":\($0)" } ?? "")
+        }.joined(separator: ", ")
     }
 
     /// Whether everything is allowed (no list).
