@@ -27,7 +27,7 @@ extension DataService {
         return try await schema(of: className, in: storage)
     }
 
-    private func schema(of className: String, in storage: any StorageEngine) async throws -> JSONValue {
+    func schema(of className: String, in storage: any StorageEngine) async throws -> JSONValue {
         var fields: [String: JSONValue] = [
             "objectId": ["type": "String"], "createdAt": ["type": "Date"], "updatedAt": ["type": "Date"],
             "ACL": ["type": "ACL"],

@@ -168,7 +168,7 @@ public enum FunctionHostServer {
         // counted; CORS answers preflights first; errors are mapped for everything inside.
         router.add(middleware: ClientAddressMiddleware(proxies: configuration.trustedProxies))
         router.add(middleware: ObservingMiddleware(metrics: services.metrics))
-        router.add(middleware: LeanCloudCORSMiddleware())
+        router.add(middleware: LeanCloudCORSMiddleware(origins: configuration.webOrigins))
         router.add(middleware: ErrorMiddleware())
         let limiter = RateLimiter(configuration.rateLimits)
         if limiter.limitsClients { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
@@ -176,7 +176,7 @@ public enum FunctionHostServer {
             middleware: AuthMiddleware(
                 authenticator: Authenticator(
                     keys: configuration.keys, signatureWindow: configuration.signatureWindow, now: configuration.clock),
-                bodyLimits: BodyLimits(largest: configuration.maxBodySize), data: data,
+                bodyLimits: BodyLimits(largest: configuration.maxBodySize), data: data, webOrigins: configuration.webOrigins,
                 stagingSharesData: configuration.stagingDataDirectory == nil && configuration.stagingDatabase == nil))
         router.add(middleware: ClientOriginMiddleware())
         EngineRoutes().register(on: router)

@@ -3,7 +3,7 @@ import Foundation
 import FunctionHost
 
 /// The options of `serve` about what the server believes of a request: which proxies name the
-/// client, and how old a signature may be.
+/// client, which web origins may call, and how old a signature may be.
 struct EdgeOptions: ParsableArguments {
     @Option(
         name: .customLong("trusted-proxies"),
@@ -11,6 +11,13 @@ struct EdgeOptions: ParsableArguments {
             "Proxies whose X-Forwarded-For / X-Real-IP name the client: addresses and CIDR ranges, comma-separated, e.g. 127.0.0.1,10.0.0.0/8,fd00::/8 (default: $FUNCTIONHOST_TRUSTED_PROXIES, else none: the client is the connection's peer).",
             valueName: "list"))
     var trustedProxies: String?
+
+    @Option(
+        name: .customLong("web-origins"),
+        help: ArgumentHelp(
+            "The origins web pages may call the API from, as LeanCloud's Web security domains: comma-separated, e.g. https://example.com,http://localhost:8080,https://*.example.com (default: $FUNCTIONHOST_WEB_ORIGINS, else every origin). A page elsewhere gets no CORS grant and its app-key requests 403; requests without an Origin and the master key are not bound.",
+            valueName: "list"))
+    var webOrigins: String?
 
     @Option(
         name: .customLong("signature-window"),
@@ -32,6 +39,13 @@ struct EdgeOptions: ParsableArguments {
                 throw ValidationError("--trusted-proxies takes IP addresses and CIDR ranges (10.0.0.0/8, fd00::/8), comma-separated, not '\(list)'.")
             }
             configuration.trustedProxies = proxies
+        }
+        if let list = webOrigins ?? environment["FUNCTIONHOST_WEB_ORIGINS"] {
+            guard let origins = WebOrigins(list: list) else {
+                throw ValidationError(
+                    "--web-origins takes origins, scheme://host[:port] (https://*.example.com for subdomains), comma-separated, or *, not '\(list)'.")
+            }
+            configuration.webOrigins = origins
         }
         if let seconds = signatureWindow {
             guard seconds > 0 else { throw ValidationError("--signature-window must be at least 1 (seconds).") }

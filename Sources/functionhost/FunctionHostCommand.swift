@@ -128,6 +128,7 @@ struct Serve: AsyncParsableCommand {
         try edge.apply(to: &configuration, environment: environment)
         try limits.apply(to: &configuration)
         banner.publicURL = configuration.publicURL
+        banner.webOrigins = configuration.webOrigins
         banner.write()
         try await FunctionHostServer.run(configuration: configuration, logger: logger)
     }

@@ -3,19 +3,20 @@ import DataAPI
 import Foundation
 import NIOHTTP1
 
-/// `functionhost schema show|set|permit|field`: a class's permissions and field flags, changed on
-/// a running server with the master key (as `PUT /1.1/schemas/{Class}` would).
+/// `functionhost schema show|create|set|permit|field`: a class's permissions and field flags,
+/// changed on a running server with the master key (as `PUT /1.1/schemas/{Class}` would), and
+/// new empty classes (`POST /1.1/schemas/{Class}`).
 struct SchemaCommand: AsyncParsableCommand {
     /// The help text, name and subcommands.
     static let configuration = CommandConfiguration(
         commandName: "schema",
-        abstract: "Show or change who may do what on a class, and which fields clients see.",
+        abstract: "Create a class, or show or change who may do what on it and which fields clients see.",
         discussion: """
             The settings are LeanCloud's class permissions (get, find, create, update, delete, \
             add_fields) and field flags (hidden, read_only, user_private); the master key is never \
             bound by them.
             """,
-        subcommands: [SchemaShow.self, SchemaSet.self, SchemaPermit.self, SchemaField.self])
+        subcommands: [SchemaShow.self, SchemaCreate.self, SchemaSet.self, SchemaPermit.self, SchemaField.self])
 }
 
 /// What every schema subcommand starts with: the class, and the server and credentials it is

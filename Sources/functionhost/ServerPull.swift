@@ -58,6 +58,11 @@ struct ServerPull: Sendable {
         }
         var withoutPermissions: [String] = []
         for name in names {
+            // The class and its fields' types first, as the source lists them: a class without
+            // objects comes over too, typed (the host's own classes are this host's to make).
+            if case .object(let descriptors)? = classes[name], !Names.internalClasses.contains(name) {
+                try await importer.declareClass(name, descriptors: descriptors)
+            }
             let relations = try await scan(name, into: &importer)
             for (field, relation) in relations.sorted(by: { $0.key < $1.key }) {
                 for owner in relation.owners {

@@ -14,6 +14,8 @@ struct StartupBanner {
     let showsSecrets: Bool
     /// The address clients reach the server at (`--public-url`); nil says what that turns off.
     var publicURL: String? = nil
+    /// The origins web pages may call from (`--web-origins`); said only when it is a list.
+    var webOrigins = WebOrigins.any
 
     /// The banner's lines.
     var lines: [String] {
@@ -30,6 +32,11 @@ struct StartupBanner {
             "  Keys file:  \(dataDirectory)/keys.json",
             publicURL.map { "  Public URL: \($0)" }
                 ?? "  Public URL: none: password-reset and verification emails are refused, file URLs use the listening address (set --public-url)",
+        ]
+        if !webOrigins.allowsEveryOrigin {
+            lines.append("  Web origins: \(webOrigins) (pages elsewhere are refused)")
+        }
+        lines += [
             "Try it:",
             "  curl -X POST http://\(reachable):\(port)/1.1/classes/Todo \\",
             "    -H \"X-LC-Id: \(keys.appId)\" -H \"X-LC-Key: \(keys.appKey)\" -H \"Content-Type: application/json\" \\",

@@ -42,6 +42,11 @@ struct UserOptions: ParsableArguments {
         help: "Let clients with no signed-in user create roles (with an ACL), as LeanCloud's default _Role permissions do.")
     var anyoneCreatesRoles = false
 
+    @Flag(
+        name: .customLong("open-user-queries"),
+        help: "Let any client query _User (find and count), as a new LeanCloud app does; closed by default: a client then finds only its own user.")
+    var openUserQueries = false
+
     @Option(
         name: .customLong("field-default"),
         help: #"A column's default value, Class.field=JSON (e.g. Person.company="leancloud"); repeatable."#)
@@ -109,6 +114,7 @@ struct UserOptions: ParsableArguments {
             configuration.defaultACLs[parts[0]] = try JSONValue(parsing: Array(parts[1].utf8))
         }
         configuration.anyoneCreatesRoles = anyoneCreatesRoles
+        configuration.openUserQueries = openUserQueries
         try applyAuthData(to: &configuration)
         for entry in fieldDefaults {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)

@@ -136,9 +136,9 @@ import Testing
         try await FileFixture.run { api, _ in
             let chosen = try await Self.upload(api, "a.txt", "first", headers: Headers.master, extra: ["key": "avatars-1.txt"])
             #expect(chosen.key == "avatars-1.txt" && chosen.url.hasSuffix("/files/avatars-1.txt"), "\(chosen)")
-            // A client's key is ignored: the file gets a key of its own.
-            let client = try await Self.upload(api, "b.txt", "second", extra: ["key": "avatars-1.txt"])
-            #expect(client.key != "avatars-1.txt", "\(client)")
+            // A client's key is refused, as LeanCloud refuses it (the wire test is SDKErrorWireTests).
+            let client = try await api.post("/1.1/fileTokens", Self.tokenBody("b.txt", extra: ["key": "avatars-1.txt"]))
+            expectError(client, code: 1)
             // Not even the master key overwrites a stored file, or one a token already promised.
             let again = try await api.post("/1.1/fileTokens", headers: Headers.master, Self.tokenBody("c.txt", extra: ["key": "avatars-1.txt"]))
             expectError(again, code: 137)

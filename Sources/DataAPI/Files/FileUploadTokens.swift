@@ -39,10 +39,13 @@ package struct FileUploadTokens: Sendable {
     /// Runs `beforeSaveFile` and issues a token for uploading the file.
     ///
     /// - Parameter key: the storage key asked for (`key` in `fileTokens`). Only the master key
-    ///   chooses one, and only a free one (else 137); a client's is ignored, as the SDKs send one
-    ///   whatever the keys they hold.
+    ///   chooses one, and only a free one (else 137); a client's is refused with LeanCloud's code
+    ///   1 before anything is recorded (the SDKs send `key` only when the app set one).
     public func issue(_ draft: FileService.Draft, key: String? = nil, caller: Caller) async throws -> Issued {
-        let chosen = caller.isMaster ? key.flatMap { $0.isEmpty ? nil : $0 } : nil
+        let chosen = key.flatMap { $0.isEmpty ? nil : $0 }
+        if chosen != nil, !caller.isMaster {
+            throw DataAPIError(.badParameters, "Unsupported file key. Please use masterKey to set file key.")
+        }
         if let chosen {
             guard LocalFileStore.isValidKey(chosen) else {
                 throw DataAPIError(.badParameters, "Invalid file key '\(chosen)': use letters, digits, '.', '_' and '-'.")

@@ -5,25 +5,17 @@ extension ExportImporter {
     /// (`type`, `default`, `comment`, ...) are not.
     static let flagKeys: Set<String> = ["hidden", "read_only", "user_private"]
 
-    /// Applies a schema file (`<Class>_schema.json`, `_permissions.json` or `_all.json`): the
-    /// field types are recorded, the class permissions and field flags become the class's
-    /// settings; the default ACL and indexes are noted, not applied.
+    /// Applies a schema file (`<Class>_schema.json`, `_permissions.json` or `_all.json`): a file
+    /// with a schema creates the class (empty when no rows follow) and records its field types;
+    /// the class permissions and field flags become the class's settings; the default ACL and
+    /// indexes are noted, not applied.
     mutating func importSchema(_ bytes: [UInt8], className: String, file: String) async throws {
         guard let document = try? JSONValue(parsing: bytes), case .object(let members) = document else {
             summary.skip(file, line: 1, "107: the schema file is not a JSON object.")
             return
         }
         if case .object(let fields)? = members["schema"] {
-            if knownTypes[className] == nil { knownTypes[className] = try await storage.fieldTypes(of: className) }
-            var types: [String: FieldType] = [:]
-            for (field, descriptor) in fields where !Names.builtInFields.contains(field) && field != "ACL" {
-                guard case .string(let name)? = descriptor["type"], let type = FieldType(rawValue: name),
-                    Names.isValidFieldName(field), knownTypes[className]?[field] == nil
-                else { continue }
-                types[field] = type
-            }
-            _ = try await storage.insertExported(className, objects: [], fieldTypes: types, relations: [])
-            knownTypes[className, default: [:]].merge(types) { old, _ in old }
+            try await declareClass(className, descriptors: fields)
             if case .object(let acl)? = fields["ACL"], acl["default"] != nil {
                 summary.notes.append("\(file): the class's default ACL is not applied; give it with serve --default-acl.")
             }
@@ -33,6 +25,30 @@ extension ExportImporter {
             summary.notes.append(
                 "\(file): \(indexes.count) index(es) not applied: queried fields are indexed on first use here.")
         }
+    }
+
+    /// Makes the class, with the types its field descriptors (`{"field": {"type": "String"}}`,
+    /// as a schema file or a live server's `/schemas` gives them) name for fields it doesn't have:
+    /// the class exists from its schema on, rows or none, and an empty one answers empty results.
+    /// Unknown types and malformed names are left for the objects to record.
+    public mutating func declareClass(_ className: String, descriptors fields: [String: JSONValue]) async throws {
+        if knownTypes[className] == nil { knownTypes[className] = try await storage.fieldTypes(of: className) }
+        var types: [String: FieldType] = [:]
+        for (field, descriptor) in fields where !Names.builtInFields.contains(field) && field != "ACL" {
+            guard case .string(let name)? = descriptor["type"], let type = FieldType(rawValue: name),
+                Names.isValidFieldName(field), knownTypes[className]?[field] == nil
+            else { continue }
+            types[field] = type
+        }
+        _ = try await storage.declareClass(className, fieldTypes: types)
+        knownTypes[className, default: [:]].merge(types) { old, _ in old }
+    }
+
+    /// Makes the class of an objects file (or a live server's scan) that held no objects: a class
+    /// LeanCloud exported empty is there, empty, after the import, not missing.
+    mutating func keepClass(of kind: ExportFile) async throws {
+        guard case .objects(let className) = kind, try await !storage.classExists(className) else { return }
+        _ = try await storage.declareClass(className, fieldTypes: [:])
     }
 
     /// Lays the class permissions and field flags of `document` (LeanCloud's `{"permissions":

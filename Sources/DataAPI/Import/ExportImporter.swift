@@ -131,6 +131,7 @@ package struct ExportImporter {
             try await add(value, line: index + 1, bytes: value.jsonBytes, to: &batch, file: file)
         }
         try await flush(&batch)
+        try await keepClass(of: batch.kind)
     }
 
     private mutating func importLines(_ lines: LineReader, kind: ExportFile, file: String) async throws {
@@ -165,6 +166,7 @@ package struct ExportImporter {
             try await add(value, line: lines.lineNumber, bytes: line, to: &batch, file: file)
         }
         try await flush(&batch)
+        try await keepClass(of: batch.kind)
     }
 
     /// A CSV line of a relation file, `owningId,relatedId` (quotes allowed), as the JSON form;

@@ -19,7 +19,8 @@ extension FieldChange {
                 return overflow ? .double(Double(a) + Double(b)) : .int(sum)
             default:
                 guard let a = base.doubleValue, let b = amount.doubleValue else {
-                    throw DataAPIError(.incorrectType, "Can't increment \(field): it is not a number.")
+                    // LeanCloud's wording, which the PHP SDK's suite checks (code 111).
+                    throw DataAPIError(.incorrectType, "Invalid value type for field '\(field)': Increment needs a Number.")
                 }
                 guard (a + b).isFinite else {
                     throw DataAPIError(.incorrectType, "Incrementing \(field) would overflow.")

@@ -71,6 +71,11 @@ package struct ObjectChanges: Sendable, Hashable {
             return .set(try normalizer.normalize(value, field: field))
         }
         guard case .string(let op) = opValue else { throw DataAPIError(.incorrectType, "Invalid __op for \(field).") }
+        // A hash where an operation takes a list (`{"__op":"add","objects":{"k":"v"}}`, what the
+        // PHP SDK's suite sends) is refused as LeanCloud refuses it: code 1, whatever the op.
+        if case .object? = members["objects"] {
+            throw DataAPIError(.badParameters, "The objects of \(op) on \(field) must be an array, not an object.")
+        }
         switch op {
         case "Delete":
             return .delete

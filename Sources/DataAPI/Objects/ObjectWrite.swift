@@ -31,10 +31,7 @@ package struct ObjectWrite: Sendable {
             fields[key] = result
             if let result, key != "ACL", let type = FieldType(of: result) {
                 if let recorded = typeOf(key) {
-                    guard recorded == type else {
-                        throw DataAPIError(
-                            .incorrectType, "Invalid value type for field '\(key)': expected \(recorded.rawValue), got \(type.rawValue).")
-                    }
+                    guard recorded == type else { throw FieldType.conflict(key, recorded: recorded.rawValue, given: type) }
                 } else {
                     newTypes[key] = type
                 }

@@ -167,6 +167,21 @@ extension PostgresStorage {
         try await reading { try await rows(SQL("SELECT name FROM fh_classes ORDER BY name")).map { $0[0] } }
     }
 
+    public func declareClass(_ className: String, fieldTypes: [String: FieldType]) async throws -> Bool {
+        let (entry, created) = try await transaction { connection -> (ClassEntry, Bool) in
+            let existing = try await self.entry(className, on: connection, refresh: true)
+            var entry: ClassEntry
+            if let existing { entry = existing } else { entry = try await self.createClass(className, connection) }
+            for (field, type) in fieldTypes.sorted(by: { $0.key < $1.key }) {
+                try await self.recordType(type, of: field, className: className, connection)
+                entry.fields[field] = type
+            }
+            return (entry, existing == nil)
+        }
+        remember(className, entry)
+        return created
+    }
+
     /// Throws 305 unless the (locked) object `id` matches `condition`.
     private func check(
         _ condition: QueryPredicate, id: String, className: String, entry: ClassEntry, _ connection: PostgresConnection
@@ -209,26 +224,12 @@ extension PostgresStorage {
         return ClassEntry(table: table, fields: [:])
     }
 
-    /// Records new field types and relation members of a write, in its transaction.
-    ///
-    /// A field first written by two hosts at once with different types: the second insert waits
-    /// for the first to commit and gets its type back, and this write fails with 111 as it would
-    /// have had it come second on one host.
+    /// Records new field types (`recordType`) and relation members of a write, in its transaction.
     private func record(_ write: ObjectWrite, className: String, ownerId: String, _ connection: PostgresConnection)
         async throws
     {
         for (field, type) in write.newFieldTypes.sorted(by: { $0.key < $1.key }) {
-            let recorded = try await connection.rows(
-                SQL(
-                    """
-                    INSERT INTO fh_fields (class, name, type) VALUES (?, ?, ?)
-                    ON CONFLICT (class, name) DO UPDATE SET type = fh_fields.type RETURNING type
-                    """, [className, field, type.rawValue])
-            ).first?[0]
-            if let recorded, recorded != type.rawValue {
-                throw DataAPIError(
-                    .incorrectType, "Invalid value type for field '\(field)': expected \(recorded), got \(type.rawValue).")
-            }
+            try await recordType(type, of: field, className: className, connection)
         }
         for change in write.relationChanges {
             for target in change.ids {
@@ -240,6 +241,22 @@ extension PostgresStorage {
                         [className, change.field, ownerId, target]))
             }
         }
+    }
+
+    /// Records a field's type in a transaction. A field first written by two hosts at once with
+    /// different types: the second insert waits for the first to commit and gets its type back,
+    /// and fails with 111 as it would have had it come second on one host.
+    private func recordType(_ type: FieldType, of field: String, className: String, _ connection: PostgresConnection)
+        async throws
+    {
+        let recorded = try await connection.rows(
+            SQL(
+                """
+                INSERT INTO fh_fields (class, name, type) VALUES (?, ?, ?)
+                ON CONFLICT (class, name) DO UPDATE SET type = fh_fields.type RETURNING type
+                """, [className, field, type.rawValue])
+        ).first?[0]
+        if let recorded, recorded != type.rawValue { throw FieldType.conflict(field, recorded: recorded, given: type) }
     }
 
     /// Adds what a committed write learned of its class to the catalog.

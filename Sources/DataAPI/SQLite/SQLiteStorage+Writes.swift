@@ -106,6 +106,25 @@ extension SQLiteStorage {
         try await read { db in try String.fetchAll(db, sql: "SELECT name FROM classes ORDER BY name") }
     }
 
+    public func declareClass(_ className: String, fieldTypes: [String: FieldType]) async throws -> Bool {
+        let (entry, created) = try await write { db -> (ClassEntry, Bool) in
+            let existing = try self.entry(className, db)
+            var entry = try existing ?? self.createClass(className, db)
+            for (field, type) in fieldTypes.sorted(by: { $0.key < $1.key }) {
+                try db.execute(
+                    sql: "INSERT OR IGNORE INTO fields (class, name, type) VALUES (?, ?, ?)",
+                    arguments: [className, field, type.rawValue])
+                let recorded = try String.fetchOne(
+                    db, sql: "SELECT type FROM fields WHERE class = ? AND name = ?", arguments: [className, field])
+                if let recorded, recorded != type.rawValue { throw FieldType.conflict(field, recorded: recorded, given: type) }
+                entry.fields[field] = type
+            }
+            return (entry, existing == nil)
+        }
+        remember(className, entry.fields, table: entry.table)
+        return created
+    }
+
     /// Throws 305 unless the object `id` matches `condition`, inside the write's transaction.
     private func check(
         _ condition: QueryPredicate, id: String, className: String, entry: ClassEntry, _ db: Database

@@ -58,6 +58,13 @@ package protocol StorageEngine: Sendable {
 
     /// The names of every class that has been written, sorted.
     func classNames() async throws -> [String]
+
+    /// Creates the class when it doesn't exist and records `fieldTypes` for fields it doesn't
+    /// have, in one transaction: a class made empty (the schema API, an import's schema file)
+    /// answers queries with no results rather than 101. Returns whether the class is new.
+    ///
+    /// - Throws: 111 when a field already holds another type; nothing is written then.
+    func declareClass(_ className: String, fieldTypes: [String: FieldType]) async throws -> Bool
 }
 
 extension StorageEngine {

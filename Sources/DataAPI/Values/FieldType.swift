@@ -36,3 +36,14 @@ public enum FieldType: String, Sendable, Hashable, CaseIterable {
         }
     }
 }
+
+extension FieldType {
+    /// The types a schema may declare for a field (`ACL` is the built-in field's alone).
+    public static let declarable = allCases.filter { $0 != .acl }
+
+    /// 111 for a field given a type other than the one it holds, in the words of LeanCloud's
+    /// type errors.
+    static func conflict(_ field: String, recorded: String, given: FieldType) -> DataAPIError {
+        DataAPIError(.incorrectType, "Invalid value type for field '\(field)': expected \(recorded), got \(given.rawValue).")
+    }
+}

@@ -69,6 +69,9 @@ public struct HostConfiguration: Sendable {
     public var publicURL: String?
     /// The proxies whose `X-Forwarded-For` / `X-Real-IP` name the client (none by default).
     public var trustedProxies = TrustedProxies.none
+    /// The origins web pages may call the API from (LeanCloud's Web security domains): every
+    /// origin by default.
+    public var webOrigins = WebOrigins.any
     /// How far an `X-LC-Sign` timestamp may be from the server's clock, either way: a signature
     /// seen once is a credential only this long.
     public var signatureWindow: TimeInterval = 15 * 60

@@ -10,6 +10,8 @@ struct AuthMiddleware: RouterMiddleware {
     let bodyLimits: BodyLimits
     /// Where session tokens are looked up.
     let data: DataService
+    /// The origins web pages may call from; a page elsewhere is refused with the app key.
+    var webOrigins = WebOrigins.any
     /// Whether staging reads and writes production's data (no `--staging-data-dir`).
     var stagingSharesData = true
 
@@ -50,6 +52,12 @@ struct AuthMiddleware: RouterMiddleware {
             throw HostError.unauthorized
         }
         caller.presentedHookKey = authenticator.isHookKey(credentials.hookKey)
+        // A page of an origin the app doesn't list is refused (403) whatever it asks: the list is
+        // the app's say over which sites use its key. Requests without an `Origin` (servers, mobile
+        // apps, curl) are no page's, and the master key is the operator's own: neither is bound.
+        if !caller.isMaster, let origin = request.headers[.origin], !webOrigins.allows(origin) {
+            throw HostError.originRefused
+        }
         // `X-LC-Prod: 0` (or `false`) picks staging's functions. Its hooks guard writes only where
         // they can't reach production's data, or for the master key: on shared data a client
         // picking staging would otherwise pick which validation (none, an old one) its writes pass.

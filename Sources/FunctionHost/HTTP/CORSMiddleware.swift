@@ -1,9 +1,14 @@
 import Hummingbird
 
 /// CORS as LeanEngine answers it: every preflight gets 200 with the LeanCloud headers allowed,
-/// every response allows the caller's origin, so browser SDKs work from any page.
+/// every response allows the caller's origin, so browser SDKs work from any page; with a list of
+/// web origins, only the listed ones (a page elsewhere gets a 403 preflight and no grant, so its
+/// browser sends nothing and reads nothing; `AuthMiddleware` refuses what is sent anyway).
 struct LeanCloudCORSMiddleware: RouterMiddleware {
     typealias Context = HostRequestContext
+
+    /// The origins granted.
+    let origins: WebOrigins
 
     static let allowedHeaders = ([
         "Content-Type", "X-AVOSCloud-Application-Id", "X-AVOSCloud-Application-Key",
@@ -19,6 +24,12 @@ struct LeanCloudCORSMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let origin = request.headers[.origin] ?? "*"
+        guard request.headers[.origin].map(origins.allows) ?? true else {
+            if request.method == .options { return HostError.originRefused.response }
+            var response = try await next(request, context)
+            response.headers[.vary] = "Origin"
+            return response
+        }
         if request.method == .options {
             var headers: HTTPFields = [:]
             headers[.accessControlAllowOrigin] = origin
@@ -30,6 +41,8 @@ struct LeanCloudCORSMiddleware: RouterMiddleware {
         }
         var response = try await next(request, context)
         response.headers[.accessControlAllowOrigin] = origin
+        // With a list, the answer depends on the origin: a cache must not give it to another.
+        if !origins.allowsEveryOrigin { response.headers[.vary] = "Origin" }
         return response
     }
 }

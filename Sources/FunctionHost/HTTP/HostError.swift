@@ -26,6 +26,11 @@ public struct HostError: Error, Sendable {
     /// 401 `{"code":401,"error":"Unauthorized."}`, what every LeanCloud service answers.
     public static let unauthorized = HostError(status: .unauthorized, code: 401, message: "Unauthorized.")
 
+    /// 403 for a web page whose origin the app's list leaves out, in LeanCloud's words (the code
+    /// Valine and other web apps show as "check your security domains").
+    public static let originRefused = HostError(
+        status: .forbidden, code: 403, message: "Access denied by api domain white list, Please check your security domain.")
+
     /// The client-facing form of any error thrown while serving a request; nil for errors that
     /// are not the client's business (those become a generic 500).
     init?(mapping error: any Error) {

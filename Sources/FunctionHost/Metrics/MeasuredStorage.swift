@@ -83,4 +83,8 @@ final class MeasuredStorage: StorageEngine {
     func classNames() async throws -> [String] {
         try await base.classNames()
     }
+
+    func declareClass(_ className: String, fieldTypes: [String: FieldType]) async throws -> Bool {
+        try await measure("declare") { try await base.declareClass(className, fieldTypes: fieldTypes) }
+    }
 }
