@@ -259,24 +259,58 @@ public struct DataService: Sendable {
         try await find(className, query: ObjectQuery.json(parameters), withCount: withCount, caller: caller)
     }
 
-    /// One page of a walk over a class in objectId order (master key only), with the cursor of
-    /// the next page, nil when this page is the last.
+    /// One page of a walk over a class (master key only) in `order`, after the page `cursor`
+    /// ended, with the cursor of the next page, nil when this page is the last.
     public func scan(
-        _ className: String, predicate: QueryPredicate?, cursor: String?, limit: Int, caller: Caller
+        _ className: String, predicate: QueryPredicate?, order: ScanOrder = .objectId, cursor: String?, limit: Int,
+        caller: Caller
     ) async throws -> (objects: [StoredObject], cursor: String?) {
         try checkClassName(className)
         guard caller.isMaster else { throw DataAPIError(.operationForbidden, "Scanning a class needs the master key.") }
         guard (1...ObjectQuery.maxLimit).contains(limit) else {
             throw DataAPIError(.invalidQuery, "limit must be an integer from 1 to \(ObjectQuery.maxLimit).")
         }
+        let position = try cursor.map { (text) throws(DataAPIError) in try order.position(text) }
         let storage = storage(for: caller)
         // The classes holding deploys are no master key's to walk (nor to name in a subquery).
         let access = try await access(for: caller)
         try access.checkNotInternal(className)
         let predicate = try await access.authorized(condition: predicate, of: className)
         guard try await storage.classExists(className) else { throw Self.classNotFound }
-        let objects = try await storage.scan(className, predicate: predicate, after: cursor, limit: limit)
-        return (objects, objects.count == limit ? objects.last?.objectId : nil)
+        let objects: [StoredObject]
+        if order == .objectId {
+            objects = try await storage.scan(className, predicate: predicate, after: position?.objectId, limit: limit)
+        } else {
+            objects = try await scanPage(
+                className, predicate: predicate, order: order, after: position, limit: limit, in: storage, access: access)
+        }
+        // A full page may have a next one; limit is at least 1, so a full page has a last object.
+        let next = objects.count == limit ? try order.cursor(after: objects[limit - 1]) : nil
+        return (objects, next)
+    }
+
+    /// A page in the order of a `scan_key` other than objectId: a query sorted by the key and
+    /// objectId, from where the last page ended. The key's values compare as its recorded type
+    /// sorts, so only keys of a type with an order (Number, String, Date, the built-in dates)
+    /// can be scanned by.
+    private func scanPage(
+        _ className: String, predicate: QueryPredicate?, order: ScanOrder, after position: ScanOrder.Position?,
+        limit: Int, in storage: any StorageEngine, access: Access
+    ) async throws -> [StoredObject] {
+        try await access.checkQueryable(order.key, of: className)
+        if !["createdAt", "updatedAt"].contains(order.key) {
+            let type = try await storage.fieldTypes(of: className)[order.key]
+            guard order.key != "ACL", type == nil || [.number, .string, .date].contains(type) else {
+                throw DataAPIError(.invalidQuery, "scan_key must be objectId, createdAt, updatedAt or a Number, String or Date field.")
+            }
+        }
+        var query = ObjectQuery(className: className)
+        let parts = [predicate, position.map(order.after)].compactMap { $0 }
+        query.predicate = parts.count > 1 ? .and(parts) : parts.first
+        query.order = order.sortKeys
+        query.limit = limit
+        query.fromMaster = true
+        return try await storage.find(query, charging: AnswerBudget.forAnswer(answerLimits))
     }
 
     /// The class's default ACL with `creator` made the user's id.

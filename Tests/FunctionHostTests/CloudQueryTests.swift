@@ -79,7 +79,44 @@ import Testing
         }
     }
 
+    /// Valine loads a page's replies with the JS SDK's `AV.Query.doCloudQuery(cql)`: the ids
+    /// JSON-quoted, REST's `-key` in `order by`, the key repeated.
+    @Test func valineRepliesQuery() async throws {
+        try await TestServer.run { api in
+            let root = try await api.create("Comment", ["comment": "root", "url": "/post/"])
+            let other = try await api.create("Comment", ["comment": "other", "url": "/post/"])
+            for (rid, text) in [(root, "r1"), (other, "o1"), (root, "r2"), ("elsewhere", "x"), (other, "o2")] {
+                _ = try await api.create("Comment", ["comment": .string(text), "rid": .string(rid), "url": "/post/"])
+            }
+            let ids = "\"\(root)\",\"\(other)\""
+            let cql = "select * from Comment where rid in (\(ids)) order by -createdAt,-createdAt"
+            let timestamp = String(ObjectID.currentMilliseconds())
+            let headers = Headers.make([("X-LC-Id", "app"), ("X-LC-Sign", MD5.hex(timestamp + "key") + "," + timestamp)])
+            let reply = try await api.get("/1.1/cloudQuery" + queryString(["cql": cql]), headers: headers)
+            #expect(reply.status == .ok, "\(reply)")
+            #expect(reply.results.map { $0["comment"] } == ["o2", "r2", "o1", "r1"], "\(reply)")
+        }
+    }
+
     @Test(arguments: [
+        ("select * from ATestClass order by -durability, name", ["sword", "祈福", "bow", "shield"]),
+        ("select * from ATestClass order by tier desc, -name", ["bow", "祈福", "shield", "sword"]),
+        ("select * from ATestClass order by -tier, tier asc, name asc", ["bow", "shield", "祈福", "sword"]),
+        ("select * from ATestClass where durability > -1 order by -name limit 2", ["祈福", "sword"]),
+    ])
+    func restOrderKeys(cql: String, expected: [String]) async throws {
+        try await TestServer.run { api in
+            try await Self.seed(api)
+            let reply = try await api.get("/1.1/cloudQuery" + queryString(["cql": cql]))
+            #expect(reply.status == .ok, "\(reply)")
+            #expect(Self.names(reply) == expected, "\(cql): \(reply)")
+        }
+    }
+
+    @Test(arguments: [
+        "select * from ATestClass order by -name desc",
+        "select * from ATestClass order by --name", "select * from ATestClass where durability = 1 - 1",
+        "select * from ATestClass order by -", "select * from ATestClass order by -$name",
         "selec * from ATestClass", "select * from", "select * from ATestClass where", "select * from ATestClass where a = ?",
         "select * from ATestClass where name = 'open",
         "select * from ATestClass where a ~ 1",

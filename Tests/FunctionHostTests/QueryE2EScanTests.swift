@@ -127,7 +127,8 @@ import Testing
         (["limit": "1001"], "limit 1001"),
         (["limit": "many"], "limit not a number"),
         (["cursor": "!!not base64!!"], "invalid cursor"),
-        (["scan_key": "name"], "scan_key other than objectId"),
+        (["scan_key": "name.first"], "a dotted scan_key"),
+        (["scan_key": "-"], "a scan_key of only a minus"),
         (["where": #"{"score":{"$bad":1}}"#], "invalid where"),
         (["where": #"{"score""#], "malformed where"),
     ])

@@ -10,11 +10,21 @@ extension PostgresQueryCompiler {
         case .containsAll(let key, let values):
             // As MongoDB (LeanCloud's store) has it, an empty $all matches nothing.
             if values.isEmpty { return SQL("FALSE") }
-            if let containment = Self.containment(key, values) { return containment }
-            let parts = values.map { anyElement(key, elementCondition(.equal, $0)) }
-            return SQL(
-                "jsonb_typeof(\(Self.json(key))) = 'array' AND " + parts.map { "(\($0.text))" }.joined(separator: " AND "),
-                parts.flatMap(\.binds))
+            // A value that isn't an array matches when it equals every constant (MongoDB's
+            // `$all` is the `$and` of equalities; the Python SDK's `contains_all` on a Number).
+            let equal = compile(.and(values.map { .compare(key: key, .equal, $0) }))
+            let scalar = SQL(
+                "jsonb_typeof(\(Self.json(key))) IS DISTINCT FROM 'array' AND (\(equal.text))", equal.binds)
+            let array: SQL
+            if let containment = Self.containment(key, values) {
+                array = containment
+            } else {
+                let parts = values.map { anyElement(key, elementCondition(.equal, $0)) }
+                array = SQL(
+                    "jsonb_typeof(\(Self.json(key))) = 'array' AND " + parts.map { "(\($0.text))" }.joined(separator: " AND "),
+                    parts.flatMap(\.binds))
+            }
+            return SQL("(\(array.text)) OR (\(scalar.text))", array.binds + scalar.binds)
         case .size(let key, let count):
             let json = Self.json(key)
             return SQL(

@@ -8,7 +8,7 @@ package import JSON
 /// `<=`, `>`, `>=`, `[not] in (...)`, `is [not] exists`, `[not] like`, `regexp`, `and`, `or`,
 /// `not`, parentheses; values: numbers, quoted strings, `true`, `false`, `null`, `?`
 /// placeholders, `date('...')`, `pointer('Class', 'id')`, `geopoint(lng, lat)`;
-/// `order by key [asc|desc], ...`; `limit [skip,] count`.
+/// `order by key [asc|desc], ...` or REST's `order by -key, key`; `limit [skip,] count`.
 package struct CQLParser {
     /// The query a statement asks for, and whether it asks for `count(*)`.
     public struct Statement: Sendable {
@@ -128,17 +128,24 @@ package struct CQLParser {
                 query.limit = min(query.limit, ObjectQuery.maxLimit)
             } else if accept(word: "order") {
                 try expect(word: "by")
-                repeat {
-                    let key = try identifier()
-                    let descending = accept(word: "desc")
-                    if !descending { _ = accept(word: "asc") }
-                    query.order.append(SortKey(key: key, descending: descending))
-                } while accept(symbol: ",")
+                repeat { query.order.append(try sortKey()) } while accept(symbol: ",")
             } else {
                 throw Self.syntaxError("unexpected \(String(describing: current!))")
             }
         }
         return Statement(query: query, wantsCount: wantsCount, wantsRows: wantsRows || !wantsCount)
+    }
+
+    /// One key of `order by`: `key [asc|desc]`, or REST's `-key` (descending), as Valine sends
+    /// it. A key may repeat (`-createdAt,-createdAt`): the first decides, as in a REST `order`.
+    private mutating func sortKey() throws(DataAPIError) -> SortKey {
+        let marked = accept(symbol: "-")
+        let key = try identifier()
+        guard Names.isValidKeyPath(key) else { throw Self.syntaxError("invalid order key \(key)") }
+        if marked { return SortKey(key: key, descending: true) }
+        let descending = accept(word: "desc")
+        if !descending { _ = accept(word: "asc") }
+        return SortKey(key: key, descending: descending)
     }
 
     private mutating func orExpression() throws(DataAPIError) -> QueryPredicate {

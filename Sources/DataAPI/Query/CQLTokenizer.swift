@@ -76,7 +76,8 @@ enum CQLTokenizer {
                 if ["<=", ">=", "!=", "<>"].contains(two) {
                     tokens.append(.symbol(two == "<>" ? "!=" : two))
                     i += 2
-                } else if "=<>(),*[]".unicodeScalars.contains(c) {
+                } else if "=<>(),*[]-".unicodeScalars.contains(c) {
+                    // A `-` not starting a number is REST's descending mark in `order by -key`.
                     tokens.append(.symbol(String(c)))
                     i += 1
                 } else {

@@ -31,7 +31,11 @@ package struct QueryEvaluator: Sendable {
             let any = constants.contains { compare(object, key, .equal, $0) }
             return negated ? !any : any
         case .containsAll(let key, let constants):
-            guard !constants.isEmpty, case .array(let elements)? = value(object, key) else { return false }
+            guard !constants.isEmpty else { return false }
+            // Not an array: `$all` is the `$and` of equalities, as in MongoDB.
+            guard case .array(let elements)? = value(object, key) else {
+                return constants.allSatisfy { compare(object, key, .equal, $0) }
+            }
             return constants.allSatisfy { c in elements.contains { element($0, .equal, c) } }
         case .size(let key, let count):
             guard case .array(let elements)? = value(object, key) else { return false }

@@ -20,10 +20,14 @@ extension SQLiteQueryCompiler {
                     sql: "EXISTS (SELECT 1 FROM json_each(doc, \(Self.path(key))) AS e WHERE \(element.sql))",
                     arguments: element.arguments)
             }
+            // A value that isn't an array matches when it equals every constant (MongoDB's
+            // `$all` is the `$and` of equalities; the Python SDK's `contains_all` on a Number).
+            let equal = compile(.and(values.map { .compare(key: key, .equal, $0) }))
             return Fragment(
-                sql: "json_type(doc, \(Self.path(key))) = 'array' AND "
-                    + parts.map { "(\($0.sql))" }.joined(separator: " AND "),
-                arguments: parts.flatMap(\.arguments))
+                sql: "(json_type(doc, \(Self.path(key))) = 'array' AND "
+                    + parts.map { "(\($0.sql))" }.joined(separator: " AND ")
+                    + ") OR (json_type(doc, \(Self.path(key))) IS NOT 'array' AND (\(equal.sql)))",
+                arguments: parts.flatMap(\.arguments) + equal.arguments)
         case .size(let key, let count):
             return Fragment(
                 sql: "json_type(doc, \(Self.path(key))) = 'array' AND json_array_length(doc, \(Self.path(key))) = ?",

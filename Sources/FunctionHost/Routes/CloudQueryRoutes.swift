@@ -25,13 +25,7 @@ struct CloudQueryRoutes: Sendable {
         guard let cql = parameters["cql"], !cql.isEmpty else {
             throw CQLParser.syntaxError("cql is required")
         }
-        var pvalues: [JSONValue] = []
-        if let text = parameters["pvalues"], !text.isEmpty {
-            guard case .array(let values)? = try? JSONValue(parsing: text) else {
-                throw CQLParser.syntaxError("pvalues must be a JSON array")
-            }
-            pvalues = values
-        }
+        let pvalues = try parameters["pvalues"].map(Self.pvalues) ?? []
         let statement = try CQLParser.parse(cql, parameters: pvalues)
         var asked = statement.query
         if !statement.wantsRows { asked.limit = 0 }
@@ -45,5 +39,22 @@ struct CloudQueryRoutes: Sendable {
         var body: [String: JSONValue] = ["results": .array(results), "className": .string(query.className)]
         if let count { body["count"] = .int(Int64(count)) }
         return JSONResponse(.object(body))
+    }
+
+    /// The `?` values: a JSON array, or the text of one encoded once more as a JSON string, as
+    /// the Python SDK sends a list (`do_cloud_query(cql, [a, b])` dumps the list, then dumps
+    /// that text again). Empty text gives none.
+    static func pvalues(_ text: String) throws -> [JSONValue] {
+        guard !text.isEmpty else { return [] }
+        switch try? JSONValue(parsing: text) {
+        case .array(let values)?:
+            return values
+        case .string(let inner)?:
+            guard case .array(let values)? = try? JSONValue(parsing: inner) else { break }
+            return values
+        default:
+            break
+        }
+        throw CQLParser.syntaxError("pvalues must be a JSON array")
     }
 }

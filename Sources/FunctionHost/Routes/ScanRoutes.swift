@@ -1,10 +1,10 @@
 import DataAPI
-import Foundation
 import Hummingbird
 import JSON
 
 /// `GET /scan/classes/{Class}` (master key): walks a class of any size in a stable order, a page
-/// at a time, the way data is exported. `cursor` is opaque to clients.
+/// at a time, the way data is exported: objectId order, or `scan_key` (`key` or `-key`) as the
+/// SDKs' `scan(batchSize, scanKey)` send it. `cursor` is opaque to clients.
 struct ScanRoutes: Sendable {
     let data: DataService
 
@@ -12,9 +12,7 @@ struct ScanRoutes: Sendable {
         group.get("scan/classes/:className") { request, context in
             let parameters = request.queryParameters
             let className = try context.parameters.require("className")
-            if let scanKey = parameters["scan_key"], scanKey != "objectId" {
-                throw DataAPIError(.invalidQuery, "scan_key may only be objectId.")
-            }
+            let order = try ScanOrder(scanKey: parameters["scan_key"])
             var predicate: QueryPredicate?
             if let whereText = parameters["where"], !whereText.isEmpty {
                 predicate = try QueryPredicate(whereText: whereText)
@@ -23,17 +21,11 @@ struct ScanRoutes: Sendable {
                 guard let value = Int(text) else { throw DataAPIError(.invalidQuery, "limit must be an integer.") }
                 return value
             } ?? 100
-            var after: String?
-            if let cursor = parameters["cursor"], !cursor.isEmpty {
-                guard let data = Data(base64Encoded: cursor), let id = String(data: data, encoding: .utf8) else {
-                    throw DataAPIError(.invalidQuery, "Invalid cursor.")
-                }
-                after = id
-            }
+            let cursor = parameters["cursor"].flatMap { $0.isEmpty ? nil : $0 }
             let (objects, next) = try await data.scan(
-                className, predicate: predicate, cursor: after, limit: limit, caller: context.caller)
+                className, predicate: predicate, order: order, cursor: cursor, limit: limit, caller: context.caller)
             var body: [String: JSONValue] = ["results": .array(objects.map { .object($0.restJSON()) })]
-            body["cursor"] = next.map { .string(Data($0.utf8).base64EncodedString()) } ?? .null
+            body["cursor"] = next.map { .string($0) } ?? .null
             return JSONResponse(.object(body))
         }
     }

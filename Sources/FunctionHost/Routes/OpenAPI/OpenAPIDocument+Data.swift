@@ -64,7 +64,9 @@ extension OpenAPIDocument {
                 .init(name: "limit", type: "integer", description: "Objects a page (1-1000, default 100)."),
                 .init(name: "cursor", type: "string", description: "The previous page's cursor."),
                 .init(name: "where", type: "string", description: "A JSON filter."),
-                .init(name: "scan_key", type: "string", description: "objectId only."),
+                .init(
+                    name: "scan_key", type: "string",
+                    description: "The order: objectId (default), createdAt, updatedAt or a Number, String or Date field; -key descends."),
             ], answer: APIOperation.ref("Results")),
         APIOperation("get", "/schemas", tag: "Objects", "Every class and its fields' types (master key).", access: .master),
         APIOperation("get", "/schemas/{className}", tag: "Objects", "One class's fields' types (master key).", access: .master),
