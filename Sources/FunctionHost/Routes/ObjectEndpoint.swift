@@ -224,7 +224,7 @@ struct ObjectEndpoint: Sendable {
     }
 
     /// The `where` parameter of a conditional update or delete.
-    private static func condition(_ parameters: [String: String]) throws -> QueryPredicate? {
+    static func condition(_ parameters: [String: String]) throws -> QueryPredicate? {
         guard let text = parameters["where"], !text.isEmpty else { return nil }
         return try QueryPredicate(whereText: text)
     }
