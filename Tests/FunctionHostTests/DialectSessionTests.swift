@@ -65,6 +65,12 @@ import Testing
                 #expect(signup["password"] == nil && !signup.text.contains("\"pw\""), "\(signup)")
                 _ = try await api.delete(dialect.path("users/\(signup.objectId ?? "")"), headers: dialect.master)
             }
+            // A signup inside a batch answers the same (JS:lib/object.js:1432-1457 maps it onto the user).
+            let batch = try await api.post(
+                dialect.path("batch"), headers: dialect.client,
+                ["requests": [["method": "POST", "path": .string(dialect.path("classes/_User")), "body": ["username": "bea", "password": "pw"]]]])
+            let entry = try #require(batch.json?.arrayValue?.first, "\(batch)")
+            #expect(entry["username"] == "bea" && entry["sessionToken"] != nil && entry["password"] == nil, "\(entry)")
         }
     }
 

@@ -56,15 +56,17 @@ struct DialectRoutes: Sendable {
             // An id named twice is deleted (and counted) once.
             var seen: Set<String> = []
             let ids = values.compactMap(\.stringValue).filter { seen.insert($0).inserted }
-            return try await deleteCounting(className, ids: ids, parameters: [:], caller: context.caller)
+            let deleted = try await endpoint.deleteExisting(className, ids: ids, parameters: [:], caller: context.caller)
+            return JSONResponse(["number": .int(Int64(deleted))])
         }
         // `DELETE /2.0/classes/{C}/{id}` (and `users/{id}`, `roles/{id}`): `{"number":1}`, or
         // `{"number":0}` for an id with no object (`BAAS:CloudDataBatchResource.java:146-157`).
         group.delete("classes/:className/:objectId") { request, context in
             try Self.requireDialect(context)
-            return try await deleteCounting(
+            let deleted = try await endpoint.deleteExisting(
                 try context.parameters.require("className"), ids: [try context.parameters.require("objectId")],
                 parameters: request.queryParameters, caller: context.caller)
+            return JSONResponse(["number": .int(Int64(deleted))])
         }
         // `GET /2.0/logout` with the session (`DOC:AccountSystem.md:79-99`): the session ends
         // (`UserAccounts.endSessions`). MaxLeap's docs answer `{"success":true}`; LAS documents no
@@ -98,28 +100,6 @@ struct DialectRoutes: Sendable {
             let metadata = DialectAnswer.fileMetadata(.object(file.restJSON()))
             return JSONResponse([["name": metadata["name"] ?? .null, "createTime": metadata["createTime"] ?? .null, "url": metadata["url"] ?? .null]])
         }
-    }
-
-    /// Deletes the objects of `ids` that exist, each as LeanCloud's `DELETE` would (ACL, hooks,
-    /// files), after checking them all, so one the caller may not delete deletes none; answers
-    /// `{"number": <how many existed>}`. A `where` in `parameters` makes each delete conditional.
-    private func deleteCounting(
-        _ className: String, ids: [String], parameters: [String: String], caller: Caller
-    ) async throws -> JSONResponse {
-        let condition = try ObjectEndpoint.condition(parameters)
-        var found: [String] = []
-        for id in ids {
-            do {
-                try await endpoint.data.checkWrite(className, id: id, condition: condition, caller: caller, deleting: true)
-                found.append(id)
-            } catch let error as DataAPIError where error.code == .objectNotFound {
-                continue
-            }
-        }
-        for id in found {
-            _ = try await endpoint.delete(className, id: id, parameters: parameters, caller: caller)
-        }
-        return JSONResponse(["number": .int(Int64(found.count))])
     }
 
     /// The `_File` id the request's `X-ML-Fid` / `X-LAS-Fid` names.

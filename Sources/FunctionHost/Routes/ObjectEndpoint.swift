@@ -151,6 +151,30 @@ struct ObjectEndpoint: Sendable {
         return JSONResponse([:])
     }
 
+    /// Deletes the objects of `ids` that exist, each as `delete` would (ACL, hooks, files), after
+    /// checking them all, so one the caller may not delete deletes none; answers how many
+    /// existed. The dialects answer that count (`{"number":n}`, 0 for a missing id), where
+    /// LeanCloud's `delete` answers `{}` either way. A `where` in `parameters` makes each delete
+    /// conditional.
+    func deleteExisting(
+        _ className: String, ids: [String], body: [String: JSONValue] = [:], parameters: [String: String], caller: Caller
+    ) async throws -> Int {
+        let condition = try Self.condition(parameters)
+        var found: [String] = []
+        for id in ids {
+            do {
+                try await data.checkWrite(Self.canonical(className), id: id, condition: condition, caller: caller, deleting: true)
+                found.append(id)
+            } catch let error as DataAPIError where error.code == .objectNotFound {
+                continue
+            }
+        }
+        for id in found {
+            _ = try await delete(className, id: id, body: body, parameters: parameters, caller: caller)
+        }
+        return found.count
+    }
+
     func fetch(_ className: String, id: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {
         let className = Self.canonical(className)
         let include = parameters["include"].map(ObjectQuery.includePaths) ?? []
@@ -224,7 +248,7 @@ struct ObjectEndpoint: Sendable {
     }
 
     /// The `where` parameter of a conditional update or delete.
-    static func condition(_ parameters: [String: String]) throws -> QueryPredicate? {
+    private static func condition(_ parameters: [String: String]) throws -> QueryPredicate? {
         guard let text = parameters["where"], !text.isEmpty else { return nil }
         return try QueryPredicate(whereText: text)
     }
