@@ -129,11 +129,7 @@ struct ObjectEndpoint: Sendable {
             // fails the call with nothing deleted. One already gone is no failure, as for one id.
             for id in ids {
                 do {
-                    if className == "_File", let files {
-                        _ = try await files.checkDelete(id: id, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
-                    } else {
-                        try await data.checkWrite(className, id: id, condition: condition, caller: caller, deleting: true)
-                    }
+                    try await checkDelete(className, id: id, condition: condition, caller: caller)
                 } catch let error as DataAPIError where error.code == .objectNotFound {
                     continue
                 }
@@ -163,7 +159,7 @@ struct ObjectEndpoint: Sendable {
         var found: [String] = []
         for id in ids {
             do {
-                try await data.checkWrite(Self.canonical(className), id: id, condition: condition, caller: caller, deleting: true)
+                try await checkDelete(Self.canonical(className), id: id, condition: condition, caller: caller)
                 found.append(id)
             } catch let error as DataAPIError where error.code == .objectNotFound {
                 continue
@@ -173,6 +169,18 @@ struct ObjectEndpoint: Sendable {
             _ = try await delete(className, id: id, body: body, parameters: parameters, caller: caller)
         }
         return found.count
+    }
+
+    /// Whether `delete` would delete this object, without deleting it: a `_File` as a file
+    /// (`FileService.checkDelete`), anything else as its ACL and class permissions say.
+    ///
+    /// - Throws: 101 when there is no such object; what the delete would throw otherwise.
+    private func checkDelete(_ className: String, id: String, condition: QueryPredicate?, caller: Caller) async throws {
+        if className == "_File", let files {
+            _ = try await files.checkDelete(id: id, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
+        } else {
+            try await data.checkWrite(className, id: id, condition: condition, caller: caller, deleting: true)
+        }
     }
 
     func fetch(_ className: String, id: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {
