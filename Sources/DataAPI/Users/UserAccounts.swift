@@ -164,10 +164,15 @@ public struct UserAccounts: Sendable {
         return try await withSession(try await write(id, ["sessionToken": .string(DataService.newSessionToken())], caller: caller), caller: caller)
     }
 
-    /// Ends a session: the token stops working (the user gets a new one at its next login).
-    public func logOut(sessionToken: String, caller: Caller) async throws {
-        guard let user = try await data.user(forSessionToken: sessionToken, in: caller.environment) else { return }
+    /// Ends the sessions of the user a token names, as MaxLeap's `GET /2.0/logout` does (MyBaaS
+    /// deletes every token of the user, `BAAS:…/AppUserService.java:209-211`): the token stops
+    /// working, on every device (a user has one), and its next login gets a new one. LeanCloud's
+    /// own logout ends nothing (`UserRoutes`). Answers how many sessions ended: 0 for a token
+    /// nobody holds.
+    public func endSessions(sessionToken: String, caller: Caller) async throws -> Int {
+        guard let user = try await data.user(forSessionToken: sessionToken, in: caller.environment) else { return 0 }
         _ = try await write(user.objectId, ["sessionToken": .string(DataService.newSessionToken())], caller: caller)
+        return 1
     }
 
     /// The server's own writes to a user, in the request's environment: as the master key,

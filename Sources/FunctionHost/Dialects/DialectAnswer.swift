@@ -13,7 +13,7 @@ indirect enum DialectAnswer: Sendable {
     /// `{"number":1,"updatedAt"}` and each incremented key's new value (every saved field with
     /// `?new=true`); `{"number":0}` when nothing matched.
     case update(increments: Set<String>, whole: Bool)
-    /// `{"number":1}`, `{"number":0}` when nothing matched.
+    /// A batch's delete: `{"number":n}`, 0 when there was nothing to delete.
     case delete
     /// A raw array: each item answered as its own request, errors in place.
     case batch([DialectAnswer])
@@ -57,7 +57,8 @@ indirect enum DialectAnswer: Sendable {
             }
             return (.ok, .object(answer))
         case .delete:
-            return (.ok, ["number": 1])
+            // A dialect's batch answers how many it deleted (`ObjectEndpoint.deleteExisting`).
+            return (.ok, ["number": body["number"] ?? 1])
         case .batch(let items):
             guard case .array(let entries) = body, entries.count == items.count else { return (status, body) }
             return (.ok, .array(zip(items, entries).map { item, entry in item.translateEntry(entry, signed: signed) }))

@@ -38,7 +38,11 @@ enum DialectBatch {
             var query = parts.count > 1 ? Request.formParameters(parts[1]) : [:]
             let answer: DialectAnswer
             switch method {
-            case "POST": answer = .created(user: segments.count > 1 && segments[1] == "_User")
+            case "POST":
+                let signsUp = segments.count > 1 && segments[1] == "_User"
+                // A signup answers the stored user, as a single one does (`DialectPlan.signUp`).
+                if signsUp { query["fetchWhenSave"] = "true" }
+                answer = .created(user: signsUp)
             case "PUT":
                 let increments = Set(
                     itemBody.compactMap { key, value in

@@ -55,8 +55,10 @@ struct DialectPlan: Sendable {
         // Objects and queries (§5, §6).
         case (.post, "classes", 2) where segments[1] == "batch":
             return try DialectBatch.plan(body)
+        case (.post, "classes", 2) where segments[1] == "_User":
+            return signUp(segments.joined(separator: "/"), body: body, query: query)
         case (.post, "classes", 2):
-            return to(segments.joined(separator: "/"), .created(user: segments[1] == "_User"))
+            return to(segments.joined(separator: "/"), .created(user: false))
         case (.get, "classes", 2):
             return to(segments.joined(separator: "/"), .query, body: [:])
         case (.post, "classes", 3) where segments[2] == "query":
@@ -68,12 +70,14 @@ struct DialectPlan: Sendable {
         case (.put, "classes", 3):
             return update(segments.joined(separator: "/"), body: body, query: query)
         case (.delete, "classes", 3):
-            return to(segments.joined(separator: "/"), .delete, body: [:])
+            // Served by `DialectRoutes`, which knows whether there was an object to delete:
+            // `{"number":0}` when not (`BAAS:CloudDataResource.java`), where LeanCloud answers `{}` either way.
+            return native(body: [:])
         case (.post, "batch", 1):
             return try DialectBatch.plan(body)
         // Users (§8).
         case (.post, "users", 1):
-            return to("users", .created(user: true), body: .object(DialectBody.leanCloudPhone(body)))
+            return signUp("users", body: DialectBody.leanCloudPhone(body), query: query)
         case (.get, "users", 1):
             return to("users", .query, body: [:])
         case (.get, "users", 2) where segments[1] == "me":
@@ -83,7 +87,7 @@ struct DialectPlan: Sendable {
         case (.put, "users", 2):
             return update(segments.joined(separator: "/"), body: DialectBody.leanCloudPhone(body), query: query)
         case (.delete, "users", 2):
-            return to(segments.joined(separator: "/"), .delete, body: [:])
+            return try route(method: method, segments: ["classes", "_User", segments[1]], query: query, body: body)
         case (.get, "login", 1):
             // `GET /2.0/login?username=&password=` (docs, LAS Python) is the JS SDK's POST.
             var fields: [String: JSONValue] = [:]
@@ -92,7 +96,8 @@ struct DialectPlan: Sendable {
         case (.post, "login", 1):
             return to("login", .user, body: .object(DialectBody.leanCloudPhone(body)))
         case (.get, "logout", 1), (.post, "logout", 1):
-            return to("logout", .success, method: .post, body: [:])
+            // MaxLeap's logout ends the session; LeanCloud's ends nothing (`DialectRoutes`).
+            return native(body: [:])
         case (.post, "updatePassword", 1):
             return native()
         case (.post, "loginByMobilePhone", 1):
@@ -138,6 +143,17 @@ struct DialectPlan: Sendable {
         default:
             return nil
         }
+    }
+
+    /// A signup: MaxLeap answers the new user as stored, without its password, and its
+    /// `sessionToken` (`DOC:AccountSystem.md:22-50`, `BAAS:AppUserResource.java:43-76`), which
+    /// LeanCloud's route answers when asked for the saved fields (`fetchWhenSave`).
+    private static func signUp(_ path: String, body: [String: JSONValue], query: [String: String]) -> DialectPlan {
+        var query = query
+        query["fetchWhenSave"] = "true"
+        return DialectPlan(
+            method: .post, path: "/1.1/" + path + encodedQuery(query), body: .json(.object(body)),
+            answer: .created(user: true))
     }
 
     /// An update: the answer carries `number`, `updatedAt` and the new value of each incremented

@@ -1,4 +1,5 @@
 import DataAPI
+import HTTPTypes
 import Hummingbird
 
 /// The dialect endpoints with no LeanCloud twin, under `/2.0/` (where `DialectResponder` sends
@@ -55,19 +56,31 @@ struct DialectRoutes: Sendable {
             // An id named twice is deleted (and counted) once.
             var seen: Set<String> = []
             let ids = values.compactMap(\.stringValue).filter { seen.insert($0).inserted }
-            var found: [String] = []
-            for id in ids {
-                do {
-                    try await endpoint.data.checkWrite(className, id: id, condition: nil, caller: context.caller, deleting: true)
-                    found.append(id)
-                } catch let error as DataAPIError where error.code == .objectNotFound {
-                    continue
+            let deleted = try await endpoint.deleteExisting(className, ids: ids, parameters: [:], caller: context.caller)
+            return JSONResponse(["number": .int(Int64(deleted))])
+        }
+        // `DELETE /2.0/classes/{C}/{id}` (and `users/{id}`, `roles/{id}`): `{"number":1}`, or
+        // `{"number":0}` for an id with no object (`BAAS:CloudDataBatchResource.java:146-157`).
+        group.delete("classes/:className/:objectId") { request, context in
+            try Self.requireDialect(context)
+            let deleted = try await endpoint.deleteExisting(
+                try context.parameters.require("className"), ids: [try context.parameters.require("objectId")],
+                parameters: request.queryParameters, caller: context.caller)
+            return JSONResponse(["number": .int(Int64(deleted))])
+        }
+        // `GET /2.0/logout` with the session (`DOC:AccountSystem.md:79-99`): the session ends
+        // (`UserAccounts.endSessions`). MaxLeap's docs answer `{"success":true}`; LAS documents no
+        // logout, and MyBaaS, the server that reads its headers, answers how many sessions it
+        // ended (`BAAS:AppUserResource.java:261-268`).
+        for method in [HTTPRequest.Method.get, .post] {
+            group.on("logout", method: method) { _, context in
+                try Self.requireDialect(context)
+                guard let token = context.sessionToken, context.caller.user != nil else {
+                    throw HostError(status: .unauthorized, code: 90100, message: "Invalid session token.")
                 }
+                let ended = try await accounts.endSessions(sessionToken: token, caller: context.caller)
+                return JSONResponse(context.dialect == .maxLeap ? ["success": true] : ["number": .int(Int64(ended))])
             }
-            for id in found {
-                _ = try await endpoint.delete(className, id: id, parameters: [:], caller: context.caller)
-            }
-            return JSONResponse(["number": .int(Int64(found.count))])
         }
         // `DELETE /2.0/files` with `X-ML-Fid` (or `X-LAS-Fid`) naming the file
         // (`DOC:CloudData.md:707-719`, `JS:lib/file.js:60-62`): 204, as LeanCloud's file delete

@@ -55,7 +55,7 @@ struct FunctionRoutes: Sendable {
         }
         try limiter.admit(function: name)
         var params = try await request.json(context: context) ?? .object([:])
-        var sessionToken = request.headers.sessionToken
+        var sessionToken = context.sessionToken
         if case .object(var members) = params {
             // Transport fields of text/plain bodies are not parameters (LeanEngine drops `_x` keys).
             if sessionToken == nil { sessionToken = members["_SessionToken"]?.stringValue }

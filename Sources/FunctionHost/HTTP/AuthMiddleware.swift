@@ -48,7 +48,16 @@ struct AuthMiddleware: RouterMiddleware {
                 credentials = Authenticator.credentials(fromBody: body)
             }
         }
-        guard var caller = authenticator.caller(for: credentials, inDialect: context.dialect != nil) else {
+        let sessionToken = Self.sessionToken(of: request)
+        // MaxLeap lets a session of the app stand in for the app's key (its docs' curls send only
+        // `X-ML-AppId` and `X-ML-Session-Token`); the session is checked below, and a caller so
+        // proven is a plain client with that user, nothing more.
+        let provenBySession =
+            sessionToken != nil && authenticator.isAppIdOnly(credentials, inDialect: context.dialect != nil)
+        guard
+            var caller = provenBySession
+                ? Caller(isMaster: false) : authenticator.caller(for: credentials, inDialect: context.dialect != nil)
+        else {
             throw HostError.unauthorized
         }
         caller.presentedHookKey = authenticator.isHookKey(credentials.hookKey)
@@ -67,13 +76,29 @@ struct AuthMiddleware: RouterMiddleware {
         }
         // The session's user rides with the caller, so hooks fired by this request see it. An
         // unknown token is not refused here: functions with `fetchUser: false` take any token.
-        if let token = request.headers.sessionToken {
-            caller.user = try await data.userJSON(forSessionToken: token, in: caller.environment)
+        // Only where the session is the app's credential must it be one of the app's users'.
+        if let sessionToken {
+            caller.user = try await data.userJSON(forSessionToken: sessionToken, in: caller.environment)
+            if provenBySession, caller.user == nil {
+                throw HostError(status: .unauthorized, code: 90100, message: "Invalid session token.")
+            }
         }
+        context.sessionToken = sessionToken
         // Built once, here: everything this request reads or writes acts as this caller, and
         // reaches its environment's database (the same one, unless staging has its own).
         context.caller = caller
         return try await next(request, context)
+    }
+
+    /// The session token a request presents: `session_token` in the query, which the Python and
+    /// PHP SDKs' `become` and `is_authenticated` send to ask about a token other than the current
+    /// user's, else the session header (`HTTPFields.sessionToken`). The query's wins, as on
+    /// LeanCloud: `GET /users/me?session_token=<stale>` under a valid `X-LC-Session` answers 211.
+    /// Every route reads it from here (`HostRequestContext.sessionToken`), and the caller's user is
+    /// the one it names.
+    static func sessionToken(of request: Request) -> String? {
+        if let query = request.queryParameters["session_token"], !query.isEmpty { return String(query) }
+        return request.headers.sessionToken
     }
 
     /// `/1.1/functions/{Class}/{hook}`: exactly the paths `HookRoutes` serves.

@@ -46,6 +46,17 @@ struct Authenticator: Sendable {
         return nil
     }
 
+    /// Whether a dialect request names the app (its right id) and no key, master key or sign:
+    /// MaxLeap's server then takes the request's session as its credential
+    /// (`BAAS:…/AccessControlServiceImpl.java:218-236`, a session ranking above every key, and
+    /// `DOC:AccountSystem.md:79-118`'s curls). LeanCloud's protocol needs a key with a session.
+    func isAppIdOnly(_ credentials: Credentials, inDialect: Bool) -> Bool {
+        guard inDialect, credentials.key == nil, credentials.masterKey == nil, credentials.sign == nil,
+            let appId = credentials.appId
+        else { return false }
+        return Self.constantTimeEqual(appId, keys.appId)
+    }
+
     /// Whether `key` is the app's hook key.
     func isHookKey(_ key: String?) -> Bool {
         key.map { Self.constantTimeEqual($0, keys.hookKey) } ?? false

@@ -9,6 +9,10 @@ public struct HostRequestContext: RequestContext {
     /// The authenticated caller, set by the auth middleware (a plain client until then: the
     /// open paths, ping and date, need no more).
     public var caller = Caller(isMaster: false)
+    /// The session token the request presents (`AuthMiddleware.sessionToken(of:)`), set by the auth
+    /// middleware whether or not a user holds it: `users/me` answers 211 for one nobody holds,
+    /// and functions with `fetchUser: false` take any.
+    public var sessionToken: String?
     /// The environment whose functions the request calls (`X-LC-Prod`), set by the auth
     /// middleware. The hooks its writes run are the caller's `environment`, which differs on
     /// shared data: a client's `X-LC-Prod: 0` calls staging's functions under production's hooks.

@@ -22,6 +22,8 @@ struct BatchRoutes: Sendable {
             let requests = try Self.requests(
                 in: try await request.jsonObject(context: context), limiter: limiter, client: ClientAddress.of(request, context))
             let caller = context.caller
+            // A dialect's batch (`DialectBatch`) answers each delete with how many objects it deleted.
+            let countsDeletes = context.dialect != nil
             // One answer budget for every item: 500 reads share what one answer may carry.
             let results = await AnswerBudget.sharing(endpoint.data.answerLimits) {
                 var results: [JSONValue] = []
@@ -30,7 +32,7 @@ struct BatchRoutes: Sendable {
                 for entry in requests {
                     do {
                         guard ContinuousClock.now < deadline else { throw Self.outOfTime }
-                        let response = try await perform(entry, caller: caller, prefix: prefix)
+                        let response = try await perform(entry, caller: caller, prefix: prefix, countsDeletes: countsDeletes)
                         results.append(["success": response.body])
                     } catch {
                         let mapped = HostError(mapping: error)
@@ -62,7 +64,7 @@ struct BatchRoutes: Sendable {
         return requests
     }
 
-    private func perform(_ entry: JSONValue, caller: Caller, prefix: String) async throws -> JSONResponse {
+    private func perform(_ entry: JSONValue, caller: Caller, prefix: String, countsDeletes: Bool) async throws -> JSONResponse {
         guard case .string(let method)? = entry["method"], case .string(let rawPath)? = entry["path"] else {
             throw DataAPIError(.malformedJSON, "Each batch request needs a method and a path.")
         }
@@ -84,6 +86,10 @@ struct BatchRoutes: Sendable {
             return fetched.body == [:] ? JSONResponse(.null) : fetched
         case ("PUT", 3):
             return try await endpoint.update(segments[1], id: segments[2], body: body, parameters: allParameters, caller: caller)
+        case ("DELETE", 3) where countsDeletes:
+            let ids = segments[2].split(separator: ",", omittingEmptySubsequences: true).map(String.init)
+            let deleted = try await endpoint.deleteExisting(segments[1], ids: ids, body: body, parameters: allParameters, caller: caller)
+            return JSONResponse(["number": .int(Int64(deleted))])
         case ("DELETE", 3):
             return try await endpoint.delete(segments[1], id: segments[2], body: body, parameters: allParameters, caller: caller)
         default:

@@ -129,11 +129,7 @@ struct ObjectEndpoint: Sendable {
             // fails the call with nothing deleted. One already gone is no failure, as for one id.
             for id in ids {
                 do {
-                    if className == "_File", let files {
-                        _ = try await files.checkDelete(id: id, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
-                    } else {
-                        try await data.checkWrite(className, id: id, condition: condition, caller: caller, deleting: true)
-                    }
+                    try await checkDelete(className, id: id, condition: condition, caller: caller)
                 } catch let error as DataAPIError where error.code == .objectNotFound {
                     continue
                 }
@@ -149,6 +145,42 @@ struct ObjectEndpoint: Sendable {
             try await data.delete(className, id: id, condition: condition, caller: caller)
         }
         return JSONResponse([:])
+    }
+
+    /// Deletes the objects of `ids` that exist, each as `delete` would (ACL, hooks, files), after
+    /// checking them all, so one the caller may not delete deletes none; answers how many
+    /// existed. The dialects answer that count (`{"number":n}`, 0 for a missing id), where
+    /// LeanCloud's `delete` answers `{}` either way. A `where` in `parameters` makes each delete
+    /// conditional.
+    func deleteExisting(
+        _ className: String, ids: [String], body: [String: JSONValue] = [:], parameters: [String: String], caller: Caller
+    ) async throws -> Int {
+        let condition = try Self.condition(parameters)
+        var found: [String] = []
+        for id in ids {
+            do {
+                try await checkDelete(Self.canonical(className), id: id, condition: condition, caller: caller)
+                found.append(id)
+            } catch let error as DataAPIError where error.code == .objectNotFound {
+                continue
+            }
+        }
+        for id in found {
+            _ = try await delete(className, id: id, body: body, parameters: parameters, caller: caller)
+        }
+        return found.count
+    }
+
+    /// Whether `delete` would delete this object, without deleting it: a `_File` as a file
+    /// (`FileService.checkDelete`), anything else as its ACL and class permissions say.
+    ///
+    /// - Throws: 101 when there is no such object; what the delete would throw otherwise.
+    private func checkDelete(_ className: String, id: String, condition: QueryPredicate?, caller: Caller) async throws {
+        if className == "_File", let files {
+            _ = try await files.checkDelete(id: id, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
+        } else {
+            try await data.checkWrite(className, id: id, condition: condition, caller: caller, deleting: true)
+        }
     }
 
     func fetch(_ className: String, id: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {

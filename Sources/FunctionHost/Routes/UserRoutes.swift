@@ -18,15 +18,18 @@ struct UserRoutes: Sendable {
                     try await accounts.logIn(body, caller: context.caller, client: ClientAddress.of(request, context)))
             }
         }
-        group.get("users/me") { request, context in
-            guard let token = Self.sessionToken(request) else {
+        group.get("users/me") { _, context in
+            guard let token = context.sessionToken else {
                 throw HostError(status: .badRequest, code: 211, message: "Could not find user.")
             }
             return JSONResponse(try await accounts.currentUser(sessionToken: token, caller: context.caller))
         }
-        group.post("logout") { request, context in
-            if let token = Self.sessionToken(request) { try await accounts.logOut(sessionToken: token, caller: context.caller) }
-            return JSONResponse([:])
+        // LeanCloud keeps one session token per user, shared by every device it signed in on, and
+        // its SDKs' logOut only forgets it locally (the PHP SDK's `POST /logout` ignores the
+        // answer): a logout ends no session, or one device's logout would end them all. A token
+        // ends with `refreshSessionToken`, a password change or reset.
+        group.post("logout") { _, _ in
+            JSONResponse([:])
         }
         group.put("users/:objectId/updatePassword") { request, context in
             var request = request
@@ -40,11 +43,5 @@ struct UserRoutes: Sendable {
             JSONResponse(
                 try await accounts.refreshSessionToken(id: try context.parameters.require("objectId"), caller: context.caller))
         }
-    }
-
-    /// The session header (`HTTPFields.sessionToken`), or `session_token` in the query, as
-    /// the iOS SDKs send `GET /users/me?session_token=`.
-    static func sessionToken(_ request: Request) -> String? {
-        request.headers.sessionToken ?? request.queryParameters["session_token"].flatMap { $0.isEmpty ? nil : $0 }
     }
 }

@@ -82,7 +82,7 @@ extension OpenAPIDocument {
             body: APIOperation.object(["username": "string", "password": "string", "email": "string", "mobilePhoneNumber": "string", "authData": "object"]),
             success: "201"),
         APIOperation("get", "/users", tag: "Users", "Query users (master key, unless user queries are open).", query: APIOperation.findParameters, answer: APIOperation.ref("Results")),
-        APIOperation("get", "/users/me", tag: "Users", "The user of the session (X-LC-Session or session_token)."),
+        APIOperation("get", "/users/me", tag: "Users", "The user of the session: session_token in the query, else X-LC-Session."),
         APIOperation("get", "/users/{objectId}", tag: "Users", "Fetch a user.", query: APIOperation.fetchParameters),
         APIOperation("put", "/users/{objectId}", tag: "Users", "Update a user (itself, or with the master key).", body: APIOperation.object([:])),
         APIOperation("delete", "/users/{objectId}", tag: "Users", "Delete a user (itself, or with the master key)."),
@@ -96,7 +96,7 @@ extension OpenAPIDocument {
         APIOperation(
             "post", "/users/login", tag: "Users", "Log in (the same as /login).",
             body: APIOperation.object(["username": "string", "password": "string"])),
-        APIOperation("post", "/logout", tag: "Users", "End the session: its token stops working."),
+        APIOperation("post", "/logout", tag: "Users", "Log out, as LeanCloud's SDKs do: the session's token keeps working (one token per user); refreshSessionToken ends it."),
         APIOperation(
             "post", "/usersByMobilePhone", tag: "Users", "Sign up or log in with a phone number and an SMS code.",
             body: APIOperation.object(["mobilePhoneNumber": "string", "smsCode": "string"], required: ["mobilePhoneNumber", "smsCode"])),

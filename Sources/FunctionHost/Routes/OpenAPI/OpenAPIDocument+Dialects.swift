@@ -13,6 +13,15 @@ extension OpenAPIDocument {
             "MaxLeap: delete objects by id ({objectIds}); every one is checked before the first is deleted.",
             body: APIOperation.object(["objectIds": "array"])),
         APIOperation(
+            "delete", "/2.0/classes/{className}/{objectId}", prefixed: false, tag: "Dialects",
+            "MaxLeap: delete one object (also users/{id}, roles/{id}); {number: 1}, or 0 when there was none."),
+        APIOperation(
+            "get", "/2.0/logout", prefixed: false, tag: "Dialects",
+            "MaxLeap: end the session's user's sessions; {success: true} (LAS: {number: 1})."),
+        APIOperation(
+            "post", "/2.0/logout", prefixed: false, tag: "Dialects",
+            "MaxLeap: as GET /2.0/logout."),
+        APIOperation(
             "delete", "/2.0/files", prefixed: false, tag: "Dialects",
             "MaxLeap: delete the file named by the X-ML-Fid (or X-LAS-Fid) header (204).", success: "204",
             answer: nil),
