@@ -102,8 +102,9 @@ enum CloudCodeBootstrap {
             // A token alone names its user: the host looks it up, as for a client's call.
             var found = user || !token ? Promise.resolve(user) : global.__fhCall('cloud.user', { sessionToken: token })
               .then(function (json) { return AV.User && AV.User._fromServer ? AV.User._fromServer(json) : json; });
+            // LeanEngine sets both request.user and request.currentUser to the user it runs as.
             return found.then(function (currentUser) {
-              return invokeLocal(name, { params: params || {}, meta: meta, currentUser: currentUser,
+              return invokeLocal(name, { params: params || {}, meta: meta, currentUser: currentUser, user: currentUser,
                 sessionToken: token || undefined });
             });
           },
@@ -308,7 +309,9 @@ enum CloudCodeBootstrap {
       }
       function hookRequest(request) {
         var kind = request.kind, className = request.className;
-        if (request.user) request.currentUser = AV.User && AV.User._fromServer ? AV.User._fromServer(request.user) : request.user;
+        // The body's user is the hook's request.user and request.currentUser, one AV.User, as
+        // LeanEngine's SDK sets both; set on the object, it is saved as a Pointer to it.
+        if (request.user) request.user = request.currentUser = AV.User && AV.User._fromServer ? AV.User._fromServer(request.user) : request.user;
         if (kind === 'beforeFind' || kind === 'afterFind') {
           var parameters = { className: className };
           for (var key in request.object) parameters[key] = request.object[key];
@@ -323,6 +326,8 @@ enum CloudCodeBootstrap {
           // onVerified's "class" is its channel (sms, email); its object is the user.
           request.object = objectFrom(kind === 'onVerified' ? '_User' : className, request.object);
           request.original = objectFrom(className, request.original);
+          // A user hook's user is its object, as LeanEngine gives it.
+          if ((kind === 'onVerified' || kind === 'onLogin') && !request.user) request.user = request.currentUser = request.object;
           if (request.object) {
             request.object.updatedKeys = request.updatedKeys || [];
             // Saving the object a hook was given runs no hook again: no loop by accident.
@@ -356,6 +361,8 @@ enum CloudCodeBootstrap {
           } else {
             if (mode === 'rpc' && AV._decode) request.params = AV._decode(request.params);
             if (request.currentUser && AV.User && AV.User._fromServer) request.currentUser = AV.User._fromServer(request.currentUser);
+            // LeanEngine's request carries the caller's user twice: user and currentUser.
+            request.user = request.currentUser;
           }
           var out = invokeLocal(name, request);
           var done = mode === 'hook' ? function (v) { settle(id, true, hookAnswer(request, v)); } : function (v) { settle(id, true, v); };
