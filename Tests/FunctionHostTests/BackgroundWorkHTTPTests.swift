@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import JSON
+import Sandbox
 import TestSupport
 import Testing
 
@@ -30,6 +31,15 @@ import Testing
             function (error) { console.log('refused as the app: ' + error.code); });
           return 'ok';
         });
+
+        // Background work without end: an interval and a query loop, started on every call.
+        AV.Cloud.define('flood', function () {
+          setInterval(function () {}, 20);
+          (function loop() { new AV.Query('Todo').find().then(loop, loop); })();
+          return 'flooding';
+        });
+
+        AV.Cloud.define('ping', function () { return 'pong'; });
 
         // Answer first, then do the task.
         AV.Cloud.define('answerFirst', function () {
@@ -79,6 +89,27 @@ import Testing
             #expect(!log.lines.contains { $0.contains("saved as the app") })
             let stored = try await api.get("/1.1/classes/Todo/\(todo)", headers: Headers.master)
             #expect(stored["status"] == 0, "\(stored)")
+        }
+    }
+
+    /// Attack: a client calling a function whose every call leaves endless work behind. Each
+    /// call answers; the work kept is bounded in number (half the room for one function) and in
+    /// time (its log says it was stopped), and another function answers meanwhile.
+    @Test func endlessBackgroundWorkIsBoundedAndStarvesNoOne() async throws {
+        let log = CapturedLog()
+        let configure: (inout HostConfiguration) -> Void = {
+            $0.javaScriptPool.backgroundTime = .seconds(1)
+            $0.javaScriptPool.backgroundCalls = 4
+        }
+        try await EdgeFixture.run(scripts: ["cloud.js": Self.script], configure: configure, logger: log) { api, _ in
+            for _ in 0..<12 {
+                let reply = try await api.post("/1.1/functions/flood", headers: Headers.client, [:])
+                #expect(reply["result"] == "flooding", "\(reply)")
+            }
+            let ping = try await api.post("/1.1/functions/ping", headers: Headers.client, [:])
+            #expect(ping.status == .ok && ping["result"] == "pong", "\(ping)")
+            #expect(await log.line(containing: "background work was stopped at its answer") != nil)
+            #expect(await log.line(containing: "background work was stopped 1.0 seconds after its answer") != nil)
         }
     }
 
