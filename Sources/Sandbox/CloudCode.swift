@@ -63,8 +63,11 @@ public final class CloudCode: Sendable {
     public struct Outcome: Sendable {
         /// The value, or the thrown error as `{code, status, message, user}`.
         public var result: Result<JSONValue, ThrownError>
-        /// `console` lines as (level, message).
+        /// `console` lines as (level, message), up to the answer.
         public var logs: [(level: String, message: String)]
+        /// What the call started and didn't await, running on after the answer, and the lines
+        /// it logs; nil when the outcome came from nowhere that could leave any.
+        public var background: BackgroundWork?
     }
 
     /// An error thrown by a function: `user` errors (`AV.Cloud.Error`, strings) carry the
@@ -97,13 +100,22 @@ public final class CloudCode: Sendable {
         /// How long a call may wait for a worker before it fails with `.busy`.
         public var queueWait: Duration
         /// Host calls (data, HTTP, `AV.Cloud.run`) one invocation may have running at once; the
-        /// rest wait in order, and all end with the invocation. Bounds what one call can hold
-        /// of the database's connections and of Swift memory (answers sit outside the JS heap).
+        /// rest wait in order, and all end with the invocation (its background work included).
+        /// Bounds what one call can hold of the database's connections and of Swift memory
+        /// (answers sit outside the JS heap).
         public var hostCallsPerInvocation = 8
         /// Host calls one invocation may have waiting for a place among the running ones; past
         /// it, a call is refused at once (code 429). Each waiting call holds its arguments in
         /// Swift memory, so a loop saving a large object over and over can't pile them up.
         public var hostCallsWaitingPerInvocation = 1000
+        /// How long what a call started and didn't await (a save it didn't return, a timer) may
+        /// run on after the call answered, as LeanEngine's process lets it; past it, its host
+        /// calls are cancelled and its timers dropped. Its CPU time counts against the call's.
+        public var backgroundTime: Duration = .seconds(15)
+        /// Calls whose background work may run at once (one function half of them, at least
+        /// one); past it, a call's background work ends at its answer, with a line in its log.
+        /// Background work keeps its worker's lease, so it counts against its function's share.
+        public var backgroundCalls = 64
 
         /// Creates a pool of `workers` threads (at least one): a function may hold half of them,
         /// a client a quarter (half of its function's share).
@@ -124,7 +136,7 @@ public final class CloudCode: Sendable {
 
     private let runtimes: Runtimes
     private let scheduler: WorkerScheduler
-    private let table = InvocationTable()
+    private let table: InvocationTable
     /// Host calls one invocation may have running at once, and waiting (`Pool`).
     private let hostCallsPerInvocation: Int
     private let hostCallsWaitingPerInvocation: Int
@@ -146,7 +158,8 @@ public final class CloudCode: Sendable {
     /// Loads `files` (name → source) into the first worker; the pool's others load them when
     /// calls first need them.
     public init(files: [(name: String, source: String)], pool: Pool = Pool(), limits: Limits = Limits()) async throws {
-        let table = table
+        let table = InvocationTable(backgroundTime: pool.backgroundTime, backgroundCalls: pool.backgroundCalls)
+        self.table = table
         self.limits = limits
         self.files = files
         hostCallsPerInvocation = pool.hostCallsPerInvocation
@@ -176,9 +189,12 @@ public final class CloudCode: Sendable {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(20))
                 let now = ContinuousClock.now
-                for (id, worker) in table.expire(now: now) {
+                for (id, worker, background) in table.expire(now: now) {
                     let runtime = runtimes.withLock { $0[worker] }
-                    runtime.worker.submit { box in runtime.drop(id, box: box) }
+                    runtime.worker.submit { box in
+                        let lines = runtime.drop(id, box: box)
+                        background?.end(adding: lines + [("warning", "The call's background work was stopped \(pool.backgroundTime) after its answer.")])
+                    }
                 }
                 scheduler.sweep(now: now)
             }
@@ -241,17 +257,19 @@ public final class CloudCode: Sendable {
         let key = WorkerScheduler.Key(function: name, client: client)
         let index = try await scheduler.acquire(key, deadline: deadline).get()
         let runtime = self.runtime(index)
-        // The worker is handed on only once the step running now has finished (a job queued
-        // behind it): a call ended at its deadline may still be looping until its CPU limit.
         let scheduler = scheduler
-        defer { runtime.worker.submit { _ in scheduler.release(index, key) } }
         let id = table.nextID()
         let arguments: [JSEngine.Argument] = [.number(Double(id)), .string(name), .string(request.jsonString), .string(mode.rawValue)]
         let table = table
         let gate = HostCallGate(limit: hostCallsPerInvocation, waitingLimit: hostCallsWaitingPerInvocation)
+        let background = BackgroundWork()
         let ending = await withCheckedContinuation { continuation in
+            // The worker is handed on once the invocation has ended, its background work
+            // included, and only after the step running then has finished (a job queued behind
+            // it): a call ended at its deadline may still be looping until its CPU limit.
             table.insert(
-                id, worker: runtime.index, host: host, deadline: deadline, cpuSeconds: cpuLimit, gate: gate,
+                id, worker: runtime.index, function: name, host: host, deadline: deadline, cpuSeconds: cpuLimit, gate: gate,
+                background: background, release: { runtime.worker.submit { _ in scheduler.release(index, key) } },
                 continuation: continuation)
             runtime.worker.submit { box in runtime.step(id, "__fhInvoke", arguments, box: box) }
         }
@@ -265,7 +283,9 @@ public final class CloudCode: Sendable {
         guard outcome["ran"]?.stringValue == name else {
             throw ScriptError(.exception, "The sandbox answered for '\(outcome["ran"]?.stringValue ?? "?")', not '\(name)'.")
         }
-        return Self.outcome(outcome)
+        var answer = Self.outcome(outcome)
+        answer.background = background
+        return answer
     }
 
     private static func outcome(_ outcome: JSONValue) -> Outcome {

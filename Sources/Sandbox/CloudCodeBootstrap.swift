@@ -14,10 +14,12 @@ enum CloudCodeBootstrap {
       var live = Object.create(null);
       // `current` is the invocation whose step is running. It is no identity (see __fhCall),
       // only the route for host calls, timers and logs. Host calls and timers are kept here,
-      // not in their invocation: a promise shared through module state lets one call's code
-      // run in another's step, and its answer must still reach it after that other call
-      // answered (the host delivers it under a call live then, else drops it). An invocation
-      // stopped (deadline, failure) takes its calls and timers with it (forget()).
+      // each with the invocation it went through, which counts it as pending: an invocation
+      // that answered stays live while anything it started is pending (its background work,
+      // as LeanEngine's process runs on after the answer), so the answers of a promise shared
+      // through module state still reach it. The host ends a settled one after each step
+      // (__fhSettled). An invocation stopped (deadline, failure, background bound) takes its
+      // calls and timers with it (forget()).
       var current = 0, callSeq = 0, timerSeq = 0;
       var calls = Object.create(null), timers = Object.create(null);
       // The invocation a step's host calls go through: the running one, or, once it has ended
@@ -27,6 +29,9 @@ enum CloudCodeBootstrap {
         for (var id in live) return Number(id);
         return 0;
       }
+      // Something an invocation started is pending, or no longer.
+      function started(id) { if (live[id]) live[id].pending++; }
+      function finished(id) { if (live[id]) live[id].pending--; }
       // An invocation ended: its host calls and timers will never be answered.
       function forget(id) {
         delete live[id];
@@ -97,8 +102,9 @@ enum CloudCodeBootstrap {
             // A token alone names its user: the host looks it up, as for a client's call.
             var found = user || !token ? Promise.resolve(user) : global.__fhCall('cloud.user', { sessionToken: token })
               .then(function (json) { return AV.User && AV.User._fromServer ? AV.User._fromServer(json) : json; });
+            // LeanEngine sets both request.user and request.currentUser to the user it runs as.
             return found.then(function (currentUser) {
-              return invokeLocal(name, { params: params || {}, meta: meta, currentUser: currentUser,
+              return invokeLocal(name, { params: params || {}, meta: meta, currentUser: currentUser, user: currentUser,
                 sessionToken: token || undefined });
             });
           },
@@ -161,6 +167,7 @@ enum CloudCodeBootstrap {
         return new Promise(function (resolve, reject) {
           var callId = ++callSeq;
           calls[callId] = { resolve: resolve, reject: reject, inv: id };
+          started(id);
           native.hostCall(id, callId, op, JSON.stringify(args === undefined ? null : args));
         });
       };
@@ -172,10 +179,16 @@ enum CloudCodeBootstrap {
         if (!live[id]) return timerId;
         ms = Math.max(0, Number(ms) || 0);
         timers[timerId] = { fn: fn, args: args, ms: ms, repeat: repeat, inv: id };
+        started(id);
         native.timer(id, timerId, ms);
         return timerId;
       }
-      function clearTimer(timerId) { delete timers[timerId]; }
+      function clearTimer(timerId) {
+        var timer = timers[timerId];
+        if (!timer) return;
+        delete timers[timerId];
+        finished(timer.inv);
+      }
       global.setTimeout = function (fn, ms) { return schedule(fn, ms, Array.prototype.slice.call(arguments, 2), false); };
       global.setInterval = function (fn, ms) { return schedule(fn, ms, Array.prototype.slice.call(arguments, 2), true); };
       global.setImmediate = function (fn) { return schedule(fn, 0, Array.prototype.slice.call(arguments, 1), false); };
@@ -236,11 +249,12 @@ enum CloudCodeBootstrap {
         return module.exports;
       };
 
+      // The answer. The invocation stays live for what it started (its background work) when
+      // the host keeps it; its later console lines go with the background work's end.
       function settle(id, ok, value) {
         var inv = live[id];
-        if (!inv) return;
-        delete live[id];
-        forgetIfIdle();
+        if (!inv || inv.answered) return;
+        inv.answered = true;
         var outcome;
         if (ok) {
           try {
@@ -261,7 +275,8 @@ enum CloudCodeBootstrap {
           text = JSON.stringify({ ok: false, logs: inv.logs, ran: inv.name, error: { code: 141, status: 500, user: false,
             message: 'The result is ' + text.length + ' bytes long, more than the ' + config.maxResultBytes + ' allowed' } });
         }
-        native.settle(id, text);
+        inv.logs = [];
+        if (!native.settle(id, text, inv.pending > 0 ? '1' : '')) forget(id);
       }
 
       // Entry points: one per kind of step.
@@ -294,7 +309,9 @@ enum CloudCodeBootstrap {
       }
       function hookRequest(request) {
         var kind = request.kind, className = request.className;
-        if (request.user) request.currentUser = AV.User && AV.User._fromServer ? AV.User._fromServer(request.user) : request.user;
+        // The body's user is the hook's request.user and request.currentUser, one AV.User, as
+        // LeanEngine's SDK sets both; set on the object, it is saved as a Pointer to it.
+        if (request.user) request.user = request.currentUser = AV.User && AV.User._fromServer ? AV.User._fromServer(request.user) : request.user;
         if (kind === 'beforeFind' || kind === 'afterFind') {
           var parameters = { className: className };
           for (var key in request.object) parameters[key] = request.object[key];
@@ -309,6 +326,8 @@ enum CloudCodeBootstrap {
           // onVerified's "class" is its channel (sms, email); its object is the user.
           request.object = objectFrom(kind === 'onVerified' ? '_User' : className, request.object);
           request.original = objectFrom(className, request.original);
+          // A user hook's user is its object, as LeanEngine gives it.
+          if ((kind === 'onVerified' || kind === 'onLogin') && !request.user) request.user = request.currentUser = request.object;
           if (request.object) {
             request.object.updatedKeys = request.updatedKeys || [];
             // Saving the object a hook was given runs no hook again: no loop by accident.
@@ -335,13 +354,15 @@ enum CloudCodeBootstrap {
       global.__fhInvoke = function (id, name, requestText, mode) {
         current = id;
         var request = JSON.parse(requestText);
-        var inv = live[id] = { logs: [], rpc: mode === 'rpc', meta: request.meta || {}, name: name };
+        var inv = live[id] = { logs: [], rpc: mode === 'rpc', meta: request.meta || {}, name: name, answered: false, pending: 0 };
         try {
           if (mode === 'hook') {
             request = hookRequest(request);
           } else {
             if (mode === 'rpc' && AV._decode) request.params = AV._decode(request.params);
             if (request.currentUser && AV.User && AV.User._fromServer) request.currentUser = AV.User._fromServer(request.currentUser);
+            // LeanEngine's request carries the caller's user twice: user and currentUser.
+            request.user = request.currentUser;
           }
           var out = invokeLocal(name, request);
           var done = mode === 'hook' ? function (v) { settle(id, true, hookAnswer(request, v)); } : function (v) { settle(id, true, v); };
@@ -361,6 +382,7 @@ enum CloudCodeBootstrap {
         var call = calls[callId];
         if (!call) return;
         delete calls[callId];
+        finished(call.inv);
         var value = JSON.parse(text);
         if (ok) return call.resolve(value);
         var error = AV.Error ? new AV.Error(value.code, value.message) : new CloudError(value.message, { code: value.code });
@@ -371,13 +393,34 @@ enum CloudCodeBootstrap {
         current = id;
         var timer = timers[timerId];
         if (!timer) return;
-        // An interval ends with the invocation that set it; a one-shot timer of one that has
-        // answered still fires, for whichever call awaits it (the host decides which may).
-        if (timer.repeat && live[timer.inv]) native.timer(timer.inv, timerId, timer.ms); else delete timers[timerId];
+        // An interval runs on (pending) while its invocation lives: past the answer, until the
+        // background bound ends it.
+        if (timer.repeat && live[timer.inv]) {
+          native.timer(timer.inv, timerId, timer.ms);
+        } else {
+          delete timers[timerId];
+          finished(timer.inv);
+        }
         if (timer.repeat && !live[timer.inv]) return;
         timer.fn.apply(null, timer.args);
       };
-      global.__fhAbort = function (id) { forget(id); };
+      // The host stopped an invocation: the console lines it logged since its answer.
+      global.__fhAbort = function (id) {
+        var inv = live[id];
+        forget(id);
+        return inv && inv.answered ? inv.logs : undefined;
+      };
+      // After each step: the answered invocations with nothing pending any more, and their lines.
+      global.__fhSettled = function () {
+        var settled = [];
+        for (var id in live) {
+          var inv = live[id];
+          if (inv.answered && inv.pending <= 0) settled.push({ id: Number(id), logs: inv.logs });
+        }
+        for (var i = 0; i < settled.length; i++) delete live[settled[i].id];
+        forgetIfIdle();
+        return settled.length ? settled : undefined;
+      };
     })(this);
     """#
 }

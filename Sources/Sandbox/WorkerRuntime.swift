@@ -64,7 +64,8 @@ final class WorkerRuntime: Sendable {
     }
 
     /// Runs one step of invocation `id` (`__fhInvoke`, `__fhResolve`, `__fhFire`) with the CPU
-    /// time the invocation has left. A step that fails ends the invocation.
+    /// time the invocation has left. A step that fails ends the invocation. After the step
+    /// (its promise jobs have run), answered invocations whose promises have all settled end.
     func step(_ id: Int, _ function: String, _ arguments: [JSEngine.Argument], box: JSEngineBox) {
         guard let cpuLeft = table.beginStep(id) else { return }
         let started = JSWatchdog.threadCPUTime()
@@ -73,16 +74,36 @@ final class WorkerRuntime: Sendable {
             _ = try box.engine.call(
                 function, arguments, limits: .init(cpuSeconds: max(0.001, cpuLeft), memoryBytes: limits.memoryBytes))
         } catch {
-            table.finish(id, .failure(error))
-            drop(id, box: box)
+            table.finish(id, error, lines: drop(id, box: box))
             // Calls queued behind this step haven't started, so a reset spares them.
             if error.kind == .memoryLimit { recover(box) }
         }
+        endSettled(box)
     }
 
-    /// Forgets what the script still holds for an ended invocation (pending calls, timers).
-    func drop(_ id: Int, box: JSEngineBox) {
-        _ = try? box.engine.call("__fhAbort", [.number(Double(id))], limits: .init(cpuSeconds: 1))
+    /// Forgets what the script still holds for an ended invocation (pending calls, timers) and
+    /// returns the lines it logged since its answer.
+    func drop(_ id: Int, box: JSEngineBox) -> [BackgroundWork.Line] {
+        Self.lines(try? box.engine.call("__fhAbort", [.number(Double(id))], limits: .init(cpuSeconds: 1)))
+    }
+
+    /// Ends the background work of the answered invocations on this worker that have nothing
+    /// pending any more (no host call, no timer), with the lines they logged.
+    private func endSettled(_ box: JSEngineBox) {
+        guard table.hasBackgroundWork(onWorker: index),
+            let text = try? box.engine.call("__fhSettled", [], limits: .init(cpuSeconds: 1)),
+            let settled = try? JSONValue(parsing: text)
+        else { return }
+        for entry in settled.arrayValue ?? [] {
+            guard let id = entry["id"]?.intValue else { continue }
+            table.quiet(Int(id), lines: Self.lines(entry["logs"]?.jsonString))
+        }
+    }
+
+    /// Console lines from the script's JSON (`[{level, message}]`).
+    private static func lines(_ text: String?) -> [BackgroundWork.Line] {
+        guard let text, let json = try? JSONValue(parsing: text) else { return [] }
+        return (json.arrayValue ?? []).map { ($0["level"]?.stringValue ?? "info", $0["message"]?.stringValue ?? "") }
     }
 
     /// After a script hit the memory ceiling: collect what it left; if the heap stays large
@@ -99,10 +120,10 @@ final class WorkerRuntime: Sendable {
     /// The script's ways out: settling an invocation, asking the host, arming a timer.
     private func defineNatives(in engine: JSEngine) {
         let table = table
+        // The answer; the script forgets the invocation unless it is kept for its background work.
         engine.define("__fhSettle") { arguments in
-            guard arguments.count == 2, let id = Int(arguments[0]) else { return nil }
-            table.finish(id, .success(arguments[1]))
-            return nil
+            guard arguments.count == 3, let id = Int(arguments[0]) else { return nil }
+            return table.answer(id, arguments[1], pending: arguments[2] == "1") ? "1" : nil
         }
         engine.define("__fhHostCall") { [self] arguments in
             guard arguments.count == 4, let id = Int(arguments[0]), let callID = Double(arguments[1]) else { return nil }
@@ -119,7 +140,8 @@ final class WorkerRuntime: Sendable {
     }
 
     /// Runs a host call of invocation `id` through the invocation's gate (a few at once, none
-    /// after it ended) and hands the answer back to the script while the invocation is live; a
+    /// after it ended, background work included) and hands the answer back to the script while
+    /// the invocation is live; a
     /// call the gate refuses (too many waiting) is answered with the refusal.
     private func askHost(_ id: Int, callID: Double, operation: String, argumentsText: String) {
         guard let (host, _, gate) = table.host(of: id) else { return }
@@ -150,25 +172,26 @@ final class WorkerRuntime: Sendable {
 
     /// Queues a host call's answer for the script, in a step of its invocation's owner.
     private func deliver(_ id: Int, callID: Double, _ answer: (ok: Bool, text: String)) {
-        // An invocation that ended meanwhile gets nothing (see `InvocationTable.owner`): its
-        // answer must not sit on the worker nor run in the step of a call that got it later.
-        guard table.owner(for: id, onWorker: index) != nil else { return }
+        // An invocation that ended meanwhile gets nothing: its answer must not sit on the
+        // worker nor run in the step of a call that got it later.
+        guard table.isLive(id) else { return }
         worker.submit { [self] box in
-            guard let owner = table.owner(for: id, onWorker: index) else { return }
-            step(owner, "__fhResolve", [.number(Double(owner)), .number(callID), .bool(answer.ok), .string(answer.text)], box: box)
+            guard table.isLive(id) else { return }
+            step(id, "__fhResolve", [.number(Double(id)), .number(callID), .bool(answer.ok), .string(answer.text)], box: box)
         }
     }
 
     private func arm(_ id: Int, timerID: Double, milliseconds: Double) {
         guard let (_, deadline, _) = table.host(of: id) else { return }
-        // A timer can't outlive its invocation: one set past the deadline never fires.
+        // A timer can't outlive its invocation: one set past the deadline (the background
+        // bound, once it answered) never fires.
         let due = ContinuousClock.now + .milliseconds(Int64(max(0, min(milliseconds, 86_400_000))))
         guard due < deadline else { return }
         Task { [self] in
             try? await Task.sleep(until: due)
             worker.submit { [self] box in
-                guard let owner = table.owner(for: id, onWorker: index) else { return }
-                step(owner, "__fhFire", [.number(Double(owner)), .number(timerID)], box: box)
+                guard table.isLive(id) else { return }
+                step(id, "__fhFire", [.number(Double(id)), .number(timerID)], box: box)
             }
         }
     }

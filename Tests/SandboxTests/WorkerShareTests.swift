@@ -27,7 +27,7 @@ import Testing
     /// Waits until `condition` holds, polling it every millisecond (the loops run on the workers'
     /// own threads; a poll that only yielded would take a core from them and the other tests).
     /// Past a minute it records an issue and returns, rather than hang to the time limit.
-    private static func until(sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async {
+    static func until(sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async {
         let giveUp = ContinuousClock.now + .seconds(60)
         while !condition() {
             guard ContinuousClock.now < giveUp else {

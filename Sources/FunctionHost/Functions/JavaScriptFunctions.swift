@@ -62,7 +62,8 @@ enum JavaScriptFunctions {
         for definition in code.definitions {
             if let hook = definition.hook {
                 JavaScriptHooks.register(
-                    hook, named: definition.name, of: code, into: &registry.hooks, outbound: outbound, logger: logger)
+                    hook, named: definition.name, of: code, into: &registry.hooks, outbound: outbound,
+                    backgroundTime: pool.backgroundTime, logger: logger)
                 continue
             }
             guard !registry.contains(definition.name) else {
@@ -75,7 +76,7 @@ enum JavaScriptFunctions {
                 isInternal: definition.isInternal, timeout: timeout, fetchesUser: definition.fetchesUser)
             options.keepsDeadline = true
             registry.define(name, options: options) { request in
-                try await call(code, name, request, outbound: outbound(request.environment))
+                try await call(code, name, request, outbound: outbound(request.environment), backgroundTime: pool.backgroundTime)
             }
         }
         logger.info("Loaded \(code.definitions.count) JavaScript cloud functions and hooks from \(files.count) files.")
@@ -83,7 +84,8 @@ enum JavaScriptFunctions {
     }
 
     private static func call(
-        _ code: CloudCode, _ name: String, _ request: FunctionRequest, outbound: @escaping ScriptHost.Outbound
+        _ code: CloudCode, _ name: String, _ request: FunctionRequest, outbound: @escaping ScriptHost.Outbound,
+        backgroundTime: Duration
     ) async throws -> JSONValue {
         let payload: JSONValue = [
             "params": request.params, "sessionToken": request.sessionToken.map(JSONValue.string) ?? .null,
@@ -94,8 +96,10 @@ enum JavaScriptFunctions {
         do {
             outcome = try await code.call(
                 name, request: payload, mode: request.isRPC ? .rpc : .function, host: ScriptHost(
+                    // What the call started and didn't await may run on after its answer; the
+                    // sandbox ends it within this bound (cancelling its host calls).
                     service: request.data.service, caller: request.data.caller, codeEnvironment: request.environment,
-                    deadline: request.deadline, run: { try await request.run($0, params: $1, sessionToken: $2) }, outbound: outbound),
+                    deadline: request.deadline + backgroundTime, run: { try await request.run($0, params: $1, sessionToken: $2) }, outbound: outbound),
                 cpuLimit: cpuBudget(until: request.deadline), deadline: request.deadline,
                 client: client(user: request.currentUser, address: request.remoteAddress))
         } catch {
@@ -110,9 +114,7 @@ enum JavaScriptFunctions {
                 throw HostError(status: .internalServerError, code: 141, message: "Cloud function '\(name)' failed: \(error)")
             }
         }
-        for line in outcome.logs {
-            request.logger.log(level: Logger.Level(rawValue: line.level) ?? .info, "\(line.message)")
-        }
+        log(outcome, to: request.logger)
         switch outcome.result {
         case .success(let value):
             return value
@@ -120,6 +122,17 @@ enum JavaScriptFunctions {
             throw CloudError(code: thrown.code, message: thrown.message, status: HTTPResponse.Status(code: thrown.status))
         case .failure(let thrown):
             throw HostError(status: .internalServerError, code: 141, message: thrown.message)
+        }
+    }
+
+    /// Logs a call's console lines: those up to its answer now, those its background work logs
+    /// once that work has ended.
+    static func log(_ outcome: CloudCode.Outcome, to logger: Logger) {
+        for line in outcome.logs {
+            logger.log(level: Logger.Level(rawValue: line.level) ?? .info, "\(line.message)")
+        }
+        outcome.background?.whenEnded { lines in
+            for line in lines { logger.log(level: Logger.Level(rawValue: line.level) ?? .info, "\(line.message)") }
         }
     }
 

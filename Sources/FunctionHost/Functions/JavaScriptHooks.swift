@@ -12,7 +12,7 @@ enum JavaScriptHooks {
     /// `email`; `onLogin`'s and `onAuthData`'s is `_User`).
     static func register(
         _ hook: CloudCode.Hook, named name: String, of code: CloudCode, into registry: inout HookRegistry,
-        outbound: @escaping @Sendable (EnvironmentName) -> ScriptHost.Outbound, logger: Logger
+        outbound: @escaping @Sendable (EnvironmentName) -> ScriptHost.Outbound, backgroundTime: Duration, logger: Logger
     ) {
         guard let kind = HookKind(rawValue: hook.kind) else { return }
         guard !registry.contains(kind, hook.className) else {
@@ -21,12 +21,13 @@ enum JavaScriptHooks {
         }
         // The sandbox ends the call at its deadline itself: no timer race is needed.
         registry.define(kind, hook.className, keepsDeadline: true) { request in
-            try await call(code, name, &request, outbound: outbound(request.environment))
+            try await call(code, name, &request, outbound: outbound(request.environment), backgroundTime: backgroundTime)
         }
     }
 
     private static func call(
-        _ code: CloudCode, _ name: String, _ request: inout HookRequest, outbound: @escaping ScriptHost.Outbound
+        _ code: CloudCode, _ name: String, _ request: inout HookRequest, outbound: @escaping ScriptHost.Outbound,
+        backgroundTime: Duration
     ) async throws {
         let payload: JSONValue = [
             "kind": .string(request.kind.rawValue), "className": .string(request.className),
@@ -36,7 +37,8 @@ enum JavaScriptHooks {
         ]
         let host = ScriptHost(
             service: request.data.service, caller: request.data.caller, codeEnvironment: request.environment,
-            deadline: request.deadline, run: { _, _, _ in throw HookError(code: 1, message: "AV.Cloud.run of a Swift function isn't available in hooks yet.") },
+            // What the hook started and didn't await may run on after its answer, within this bound.
+            deadline: request.deadline + backgroundTime, run: { _, _, _ in throw HookError(code: 1, message: "AV.Cloud.run of a Swift function isn't available in hooks yet.") },
             outbound: outbound)
         let outcome: CloudCode.Outcome
         do {
@@ -50,9 +52,7 @@ enum JavaScriptHooks {
             if error.kind == .busy { throw HookError(code: 429, message: error.message, status: 429) }
             throw HookError.rejected(error.description, crashed: true)
         }
-        for line in outcome.logs {
-            request.logger.log(level: Logger.Level(rawValue: line.level) ?? .info, "\(line.message)")
-        }
+        JavaScriptFunctions.log(outcome, to: request.logger)
         let answer: JSONValue
         switch outcome.result {
         case .success(let value):

@@ -18,7 +18,9 @@ struct ScriptHost: SandboxHost {
     /// The environment whose code is running. It differs from the caller's on shared data: a
     /// client's `X-LC-Prod: 0` runs staging's code under production's hooks.
     let codeEnvironment: EnvironmentName
-    /// When the invocation must have answered.
+    /// When the invocation must have ended, the background work it may leave after its answer
+    /// included (the sandbox ends both sooner: the answer at the call's deadline, the
+    /// background work at its bound, cancelling its host calls).
     let deadline: ContinuousClock.Instant
     /// Calls another function of the host (`AV.Cloud.run` of a Swift function): name,
     /// parameters, and the session token of the user it runs as (nil: the caller's own).
@@ -27,7 +29,7 @@ struct ScriptHost: SandboxHost {
     let outbound: Outbound
 
     func perform(_ operation: String, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
-        // A call the script makes after its deadline would outlive the answer it serves; one whose
+        // A call the script makes after its deadline would outlive the work it serves; one whose
         // invocation ended (its task cancelled by the sandbox) has no one left to answer.
         guard ContinuousClock.now < deadline, !Task.isCancelled else {
             throw HostCallError(code: 124, message: "The request timed out on the server.")
