@@ -52,21 +52,10 @@ struct DialectRoutes: Sendable {
             guard case .array(let values)? = body["objectIds"], values.count <= Self.maxDeletes else {
                 throw HostError(status: .badRequest, code: 107, message: "objectIds must be an array of at most \(Self.maxDeletes) ids.")
             }
-            // An id named twice is deleted (and counted) once.
-            var seen: Set<String> = []
-            let ids = values.compactMap(\.stringValue).filter { seen.insert($0).inserted }
-            var found: [String] = []
-            for id in ids {
-                do {
-                    try await endpoint.data.checkWrite(className, id: id, condition: nil, caller: context.caller, deleting: true)
-                    found.append(id)
-                } catch let error as DataAPIError where error.code == .objectNotFound {
-                    continue
-                }
-            }
-            for id in found {
-                _ = try await endpoint.delete(className, id: id, parameters: [:], caller: context.caller)
-            }
+            // An id named twice is deleted (and counted) once; every before-hook runs before
+            // the first delete, so one refused deletes none.
+            let ids = values.compactMap(\.stringValue)
+            let found = try await endpoint.deleteAll(className, ids: ids, condition: nil, caller: context.caller)
             return JSONResponse(["number": .int(Int64(found.count))])
         }
         // `DELETE /2.0/files` with `X-ML-Fid` (or `X-LAS-Fid`) naming the file

@@ -121,34 +121,45 @@ struct ObjectEndpoint: Sendable {
     ) async throws -> JSONResponse {
         var body = body
         let caller = try Self.skippingHooks(&body, caller: caller)
-        let className = Self.canonical(className)
-        let condition = try Self.condition(parameters)
         let ids = id.split(separator: ",", omittingEmptySubsequences: true).map(String.init)
-        if ids.count > 1 {
-            // Every object is checked before the first is deleted: one the caller may not delete
-            // fails the call with nothing deleted. One already gone is no failure, as for one id.
-            for id in ids {
-                do {
-                    if className == "_File", let files {
-                        _ = try await files.checkDelete(id: id, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
-                    } else {
-                        try await data.checkWrite(className, id: id, condition: condition, caller: caller, deleting: true)
-                    }
-                } catch let error as DataAPIError where error.code == .objectNotFound {
-                    continue
-                }
-            }
-        }
-        for id in ids {
-            if className == "_File", let files {
-                // Deleting a `_File` is deleting the file: its bytes too, its hooks, `/files/{id}`'s
-                // permissions.
-                try await files.delete(id: id, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
-                continue
-            }
-            try await data.delete(className, id: id, condition: condition, caller: caller)
+        let condition = try Self.condition(parameters)
+        if ids.count == 1 {
+            try await deleteOne(Self.canonical(className), id: ids[0], condition: condition, caller: caller)
+        } else {
+            _ = try await deleteAll(className, ids: ids, condition: condition, caller: caller)
         }
         return JSONResponse([:])
+    }
+
+    /// Deletes several objects as one request: every object is checked, and every before-hook
+    /// runs, before the first is deleted; one refused deletes none. Ids with no object are
+    /// skipped. Answers the ids deleted.
+    func deleteAll(_ className: String, ids: [String], condition: QueryPredicate?, caller: Caller) async throws -> [String] {
+        let className = Self.canonical(className)
+        guard className == "_File", let files else {
+            return try await data.deleteAll(className, ids: ids, condition: condition, caller: caller)
+        }
+        var found: [String] = []
+        for id in ids where !found.contains(id) {
+            do {
+                _ = try await files.checkDelete(id: id, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
+                found.append(id)
+            } catch let error as DataAPIError where error.code == .objectNotFound {
+                continue
+            }
+        }
+        for id in found { try await deleteOne(className, id: id, condition: condition, caller: caller) }
+        return found
+    }
+
+    /// Deletes one object; a `_File` is deleted as its file (its bytes too, its hooks,
+    /// `/files/{id}`'s permissions).
+    private func deleteOne(_ className: String, id: String, condition: QueryPredicate?, caller: Caller) async throws {
+        if className == "_File", let files {
+            try await files.delete(id: id, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
+        } else {
+            try await data.delete(className, id: id, condition: condition, caller: caller)
+        }
     }
 
     func fetch(_ className: String, id: String, parameters: [String: String], caller: Caller) async throws -> JSONResponse {
