@@ -193,6 +193,25 @@ import Testing
         }
     }
 
+    // The JS SDK's `destroyAll` of `_File` objects: `DELETE /1.1/classes/_File/a,b`.
+    @Test func aRefusedBeforeDeleteFileDeletesNoneOfTheFiles() async throws {
+        var functions = FunctionRegistry()
+        functions.hooks.beforeDeleteFile { request in
+            if request.object["name"] == "keep.txt" { throw HookError(code: 142, message: "Kept.") }
+        }
+        try await FileFixture.run(functions: functions) { api, _ in
+            let drop = try await FileFixture.upload(api, "drop.txt", "d")
+            let keep = try await FileFixture.upload(api, "keep.txt", "k")
+            let (dropId, keepId) = (try #require(drop["objectId"]?.stringValue), try #require(keep["objectId"]?.stringValue))
+            let refused = try await api.delete("/1.1/classes/_File/\(dropId),\(keepId)", headers: Headers.master)
+            expectError(refused, code: 142)
+            #expect(try await FileFixture.fileCount(api) == 2, "no file was deleted")
+            #expect(try await api.get(try FileFixture.path(drop["url"]), headers: Headers.none).text == "d")
+            #expect(try await api.delete("/1.1/classes/_File/\(dropId)", headers: Headers.master).status == .ok)
+            #expect(try await FileFixture.fileCount(api) == 1)
+        }
+    }
+
     // MaxLeap's and LAS's `POST /2.0/classes/{C}/delete {"objectIds":[...]}`.
     @Test(arguments: DialectCase.families)
     func aRefusedBeforeDeleteDeletesNoneOfADialectDelete(dialect: DialectCase) async throws {

@@ -139,17 +139,7 @@ struct ObjectEndpoint: Sendable {
         guard className == "_File", let files else {
             return try await data.deleteAll(className, ids: ids, condition: condition, caller: caller)
         }
-        var found: [String] = []
-        for id in ids where !found.contains(id) {
-            do {
-                _ = try await files.checkDelete(id: id, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
-                found.append(id)
-            } catch let error as DataAPIError where error.code == .objectNotFound {
-                continue
-            }
-        }
-        for id in found { try await deleteOne(className, id: id, condition: condition, caller: caller) }
-        return found
+        return try await files.deleteAll(ids: ids, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
     }
 
     /// Deletes one object; a `_File` is deleted as its file (its bytes too, its hooks,
