@@ -43,7 +43,8 @@ public struct HookRequest: Sendable {
         set { event.object = newValue }
     }
     /// The body of a save or update as the client sent it, operations included
-    /// (`{"__op":"Increment","amount":-3}`); read only. Empty for other hooks.
+    /// (`{"__op":"Increment","amount":-3}`), for its before- and after-hooks; read only (the
+    /// write is made from `object`). Empty for other hooks.
     public var sent: [String: JSONValue] { event.sent }
     /// The stored object before an update or delete.
     public var original: StoredObject? { event.original }

@@ -13,7 +13,8 @@ public struct ObjectEvent: Sendable {
     /// a write or before a delete; for find hooks, the query as REST JSON (`where`, `order`, ...).
     public var object: [String: JSONValue]
     /// The body of a save or update as the client sent it, operations included
-    /// (`{"__op":"Increment","amount":-3}`): read only, the write is made from `object`.
+    /// (`{"__op":"Increment","amount":-3}`), for its before- and after-hooks: read only, the
+    /// write is made from `object`. Empty for other operations.
     public internal(set) var sent: [String: JSONValue]
     /// The stored object before an update or delete.
     public var original: StoredObject?
