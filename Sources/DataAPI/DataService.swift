@@ -89,9 +89,11 @@ public struct DataService: Sendable {
         let access = try await access(for: caller)
         try await access.check(.create, on: className)
         try await access.checkWritableFields(body, of: className)
-        let event = ObjectEvent(className: className, object: body, caller: caller)
+        // A beforeSave sees the object as the body makes it (operations applied to nothing).
+        let applied = try applying(.create, body, to: [:], className: className, caller: caller, storage: storage)
+        let event = ObjectEvent(className: className, object: applied?.handed ?? body, sent: body, caller: caller)
         let hooked = try await aroundHooks(.create, event) { event, hooked in
-            var fields = hooked ? Self.writable(event.object) : event.object
+            var fields = hooked ? (applied?.body(after: event.object) ?? Self.writable(event.object)) : body
             // `"ACL": null` (what the SDKs send for "none set") takes the class default, as a missing one does.
             if fields["ACL"] == .null { fields["ACL"] = nil }
             if fields["ACL"] == nil, let acl = defaultACL(for: className, creator: caller.userId) { fields["ACL"] = acl }
@@ -122,12 +124,16 @@ public struct DataService: Sendable {
         let condition = try await checkObjectAccess(access, className, id: id, condition: condition)
         // Hooks and listeners see the object as it was; with none of them the read is skipped.
         let original = needsOriginal(.update, className, caller) ? try await existing(className, id: id, in: storage) : nil
-        var object = body
+        // A beforeUpdate sees the object with the update applied to the stored one.
+        let applied = try applying(
+            .update, body, to: original?.restJSON() ?? [:], className: className, caller: caller, storage: storage)
+        var object = applied?.handed ?? body
         object["objectId"] = .string(id)
         let event = ObjectEvent(
-            className: className, object: object, original: original, updatedKeys: body.keys.sorted(), caller: caller)
+            className: className, object: object, original: original, updatedKeys: Self.writable(body).keys.sorted(),
+            sent: body, caller: caller)
         let hooked = try await aroundHooks(.update, event) { event, hooked in
-            var fields = hooked ? Self.writable(event.object) : body
+            var fields = hooked ? (applied?.body(after: event.object) ?? Self.writable(event.object)) : body
             if className == "_User" { try await prepareUser(&fields, id: id, caller: caller) }
             if className == "_Role" { try await checkRoleUpdate(&fields, id: id, caller: caller) }
             let changes = try ObjectChanges(body: fields, normalizer: normalizer(for: storage))
@@ -156,8 +162,17 @@ public struct DataService: Sendable {
         }
     }
 
+    /// What a before-hook of this write is handed (the body applied to `current`), when one runs.
+    private func applying(
+        _ operation: HookedWrite, _ body: [String: JSONValue], to current: [String: JSONValue], className: String,
+        caller: Caller, storage: any StorageEngine
+    ) throws(DataAPIError) -> AppliedWrite? {
+        guard willRun(operation.before, className, caller: caller) else { return nil }
+        return try AppliedWrite(sent: body, current: current, normalizer: normalizer(for: storage))
+    }
+
     /// Whether a write must read the object first: a hook or a listener will be shown it.
-    private func needsOriginal(_ operation: HookedWrite, _ className: String, _ caller: Caller) -> Bool {
+    func needsOriginal(_ operation: HookedWrite, _ className: String, _ caller: Caller) -> Bool {
         if !listeners.isEmpty, !Names.internalClasses.contains(className) { return true }
         return willRun(operation.before, className, caller: caller) || willRun(operation.after, className, caller: caller)
     }

@@ -97,9 +97,18 @@ public final class HookDispatcher: WriteHooks {
     }
 
     public func runBefore(_ kind: HookKind, _ event: ObjectEvent) async throws -> ObjectEvent {
+        try await runHook(kind, event, timeout: limits.beforeTimeout)
+    }
+
+    public func runAfterAnswering(_ kind: HookKind, _ event: ObjectEvent) async throws {
+        _ = try await runHook(kind, event, timeout: limits.afterTimeout)
+    }
+
+    /// Runs the environment's hook of this kind, if any: the event as it left it.
+    private func runHook(_ kind: HookKind, _ event: ObjectEvent, timeout: Duration) async throws -> ObjectEvent {
         guard let entry = source.hooks(in: event.caller.environment).entry(kind, event.className) else { return event }
         do {
-            return try await run(entry, try request(kind, event, timeout: limits.beforeTimeout), kind: kind).event
+            return try await run(entry, try request(kind, event, timeout: timeout), kind: kind).event
         } catch var error as HookError {
             // Which hook stopped it decides how the host answers (a refused login is unauthorized).
             error.hook = kind
@@ -108,9 +117,8 @@ public final class HookDispatcher: WriteHooks {
     }
 
     public func runAfter(_ kind: HookKind, _ event: ObjectEvent) async {
-        guard let entry = source.hooks(in: event.caller.environment).entry(kind, event.className) else { return }
         do {
-            _ = try await run(entry, try request(kind, event, timeout: limits.afterTimeout), kind: kind)
+            try await runAfterAnswering(kind, event)
         } catch {
             let failure = Failure(
                 kind: kind, className: event.className, objectId: event.object["objectId"]?.stringValue,

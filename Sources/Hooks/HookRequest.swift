@@ -33,13 +33,19 @@ public struct HookRequest: Sendable {
 
     /// The class of the object.
     public var className: String { event.className }
-    /// The object: the client's data before a save, the changed fields (with `objectId`) before
-    /// an update, the stored object after a write or before a delete. A before-hook's changes
-    /// to it are what is written. For find hooks, the query's REST parameters.
+    /// The object: before a save or update, the object with the client's changes applied to
+    /// the stored one (an `Increment` of 10 by -3 shows `7`), as LeanEngine hands it; the stored
+    /// object after a write or before a delete. A before-hook's changes to it are what is
+    /// written: a key left as handed keeps the client's operation (atomic), a changed key is
+    /// set, a removed key is deleted. For find hooks, the query's REST parameters.
     public var object: [String: JSONValue] {
         get { event.object }
         set { event.object = newValue }
     }
+    /// The body of a save or update as the client sent it, operations included
+    /// (`{"__op":"Increment","amount":-3}`), for its before- and after-hooks; read only (the
+    /// write is made from `object`). Empty for other hooks.
+    public var sent: [String: JSONValue] { event.sent }
     /// The stored object before an update or delete.
     public var original: StoredObject? { event.original }
     /// The keys an update changes (LeanEngine's `updatedKeys`).

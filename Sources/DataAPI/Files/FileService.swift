@@ -126,11 +126,37 @@ public struct FileService: Sendable {
     /// callers `_File`'s delete permission gives it to, where the file's ACL lets them write.
     public func delete(id: String, caller: Caller, ownersMayDelete: Bool) async throws {
         let file = try await checkDelete(id: id, caller: caller, ownersMayDelete: ownersMayDelete)
-        var event = ObjectEvent(className: "_File", object: file.restJSON(), original: file, caller: caller)
-        event = try await data.runBefore(.beforeDeleteFile, event) ?? event
-        try await data.delete("_File", id: id, caller: Self.writer(for: caller))
+        let event = ObjectEvent(className: "_File", object: file.restJSON(), original: file, caller: caller)
+        try await remove(file, after: try await data.runBefore(.beforeDeleteFile, event) ?? event, caller: caller)
+    }
+
+    /// Deletes several files as one request (`DELETE /classes/_File/a,b`): every file is checked
+    /// and every `beforeDeleteFile` runs before the first is deleted, so one refused deletes
+    /// none. Ids with no file are skipped. Answers the ids deleted.
+    public func deleteAll(ids: [String], caller: Caller, ownersMayDelete: Bool) async throws -> [String] {
+        var planned: [(file: StoredObject, event: ObjectEvent)] = []
+        for id in ids where !planned.contains(where: { $0.file.objectId == id }) {
+            do {
+                let file = try await checkDelete(id: id, caller: caller, ownersMayDelete: ownersMayDelete)
+                planned.append((file, ObjectEvent(className: "_File", object: file.restJSON(), original: file, caller: caller)))
+            } catch let error as DataAPIError where error.code == .objectNotFound {
+                continue
+            }
+        }
+        for index in planned.indices {
+            planned[index].event = try await data.runBefore(.beforeDeleteFile, planned[index].event) ?? planned[index].event
+        }
+        for item in planned { try await remove(item.file, after: item.event, caller: caller) }
+        return planned.map(\.file.objectId)
+    }
+
+    /// Deletes a checked file whose `beforeDeleteFile` ran: its object, then its bytes, then
+    /// `afterDeleteFile`.
+    private func remove(_ file: StoredObject, after event: ObjectEvent, caller: Caller) async throws {
+        try await data.delete("_File", id: file.objectId, caller: Self.writer(for: caller))
         // The object is gone first: a crash here leaves unreferenced bytes, never a dangling object.
         if let key = file.fields["key"]?.stringValue { try content.remove(key: key) }
+        var event = event
         event.object = file.restJSON()
         await data.runAfter(.afterDeleteFile, event)
     }

@@ -34,11 +34,16 @@ extension DataService {
     ) async throws -> Hooked<Value> {
         let before = try await runBefore(operation.before, event)
         let (value, after) = try await write(before ?? event, before != nil)
-        await runAfter(operation.after, after)
-        if !Names.internalClasses.contains(after.className) {
-            for listener in listeners { await listener.didWrite(operation.kind, after) }
-        }
+        await didWrite(operation, after)
         return Hooked(value: value, ranBeforeHook: before != nil)
+    }
+
+    /// What follows a committed write: its after-hook, then every listener.
+    func didWrite(_ operation: HookedWrite, _ event: ObjectEvent) async {
+        await runAfter(operation.after, event)
+        if !Names.internalClasses.contains(event.className) {
+            for listener in listeners { await listener.didWrite(operation.kind, event) }
+        }
     }
 
     /// What a query read shows its find hooks: the REST parameters as the caller sent them, or
@@ -108,5 +113,12 @@ extension DataService {
     package func runAfter(_ kind: HookKind, _ event: ObjectEvent) async {
         guard willRun(kind, event.className, caller: event.caller), let hooks else { return }
         await hooks.runAfter(kind, event)
+    }
+
+    /// Runs an after-hook for a caller that answers its failure (LeanEngine's platform hook
+    /// endpoint, where the storage service that called decides what a failure means).
+    package func runAfterAnswering(_ kind: HookKind, _ event: ObjectEvent) async throws {
+        guard willRun(kind, event.className, caller: event.caller), let hooks else { return }
+        try await hooks.runAfterAnswering(kind, event)
     }
 }

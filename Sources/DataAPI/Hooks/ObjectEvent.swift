@@ -7,10 +7,15 @@ public import JSON
 public struct ObjectEvent: Sendable {
     /// The class written or queried (for `onVerified`, the channel: `sms` or `email`).
     public var className: String
-    /// The object's fields: the client's data before a save or update (only the changed keys,
-    /// with `objectId`, for an update), the stored object after it or before a delete; for find
-    /// hooks, the query as REST JSON (`where`, `order`, `limit`, ...).
+    /// The object's fields: before a save or update, the object with the client's changes
+    /// applied to the stored one (as LeanEngine hands it: an `Increment` shows the new number,
+    /// never the operation; `updatedKeys` names what the client changed); the stored object after
+    /// a write or before a delete; for find hooks, the query as REST JSON (`where`, `order`, ...).
     public var object: [String: JSONValue]
+    /// The body of a save or update as the client sent it, operations included
+    /// (`{"__op":"Increment","amount":-3}`), for its before- and after-hooks: read only, the
+    /// write is made from `object`. Empty for other operations.
+    public internal(set) var sent: [String: JSONValue]
     /// The stored object before an update or delete.
     public var original: StoredObject?
     /// The keys an update changes.
@@ -25,10 +30,12 @@ public struct ObjectEvent: Sendable {
     /// Creates an event.
     public init(
         className: String, object: [String: JSONValue], original: StoredObject? = nil, updatedKeys: [String] = [],
-        results: [StoredObject] = [], context: [String: JSONValue] = [:], caller: Caller
+        results: [StoredObject] = [], context: [String: JSONValue] = [:], sent: [String: JSONValue] = [:],
+        caller: Caller
     ) {
         self.className = className
         self.object = object
+        self.sent = sent
         self.original = original
         self.updatedKeys = updatedKeys
         self.results = results
@@ -59,6 +66,10 @@ package protocol WriteHooks: Sendable {
     /// Runs an after-hook once the operation committed. It never fails the operation: failures
     /// are the implementation's to log.
     func runAfter(_ kind: HookKind, _ event: ObjectEvent) async
+
+    /// Runs an after-hook and throws what it threw, for a caller that answers the failure
+    /// itself (no write depends on it).
+    func runAfterAnswering(_ kind: HookKind, _ event: ObjectEvent) async throws
 }
 
 /// Hears every committed write of an app class, whatever path made it (REST, batch, users,

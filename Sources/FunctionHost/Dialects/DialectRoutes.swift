@@ -53,9 +53,9 @@ struct DialectRoutes: Sendable {
             guard case .array(let values)? = body["objectIds"], values.count <= Self.maxDeletes else {
                 throw HostError(status: .badRequest, code: 107, message: "objectIds must be an array of at most \(Self.maxDeletes) ids.")
             }
-            // An id named twice is deleted (and counted) once.
-            var seen: Set<String> = []
-            let ids = values.compactMap(\.stringValue).filter { seen.insert($0).inserted }
+            // An id named twice is deleted (and counted) once; every before-hook runs before
+            // the first delete, so one refused deletes none.
+            let ids = values.compactMap(\.stringValue)
             let deleted = try await endpoint.deleteExisting(className, ids: ids, parameters: [:], caller: context.caller)
             return JSONResponse(["number": .int(Int64(deleted))])
         }

@@ -77,7 +77,18 @@ struct HookRoutes: Sendable {
         try checkRegistered(kind, className, caller: caller, name: name)
         let event = ObjectEvent(className: className, object: object, updatedKeys: updatedKeys, caller: caller)
         guard kind.isBefore else {
-            await data.runAfter(kind, event)
+            guard kind != .onVerified else {
+                // LeanEngine runs onVerified for its effects only: a failure is logged, never answered.
+                await data.runAfter(kind, event)
+                return JSONResponse(["result": "ok"])
+            }
+            do {
+                try await data.runAfterAnswering(kind, event)
+            } catch let error as HookError {
+                // As LeanEngine answers a class after-hook that threw: 500 with the hook's code
+                // (1 when it chose none) and its own words; the storage service logs it.
+                throw HostError(status: .internalServerError, code: error.code == 142 ? 1 : error.code, message: error.detail)
+            }
             return JSONResponse(["result": "ok"])
         }
         let done = try await data.runBefore(kind, event) ?? event

@@ -121,65 +121,46 @@ struct ObjectEndpoint: Sendable {
     ) async throws -> JSONResponse {
         var body = body
         let caller = try Self.skippingHooks(&body, caller: caller)
-        let className = Self.canonical(className)
-        let condition = try Self.condition(parameters)
         let ids = id.split(separator: ",", omittingEmptySubsequences: true).map(String.init)
-        if ids.count > 1 {
-            // Every object is checked before the first is deleted: one the caller may not delete
-            // fails the call with nothing deleted. One already gone is no failure, as for one id.
-            for id in ids {
-                do {
-                    try await checkDelete(className, id: id, condition: condition, caller: caller)
-                } catch let error as DataAPIError where error.code == .objectNotFound {
-                    continue
-                }
-            }
-        }
-        for id in ids {
-            if className == "_File", let files {
-                // Deleting a `_File` is deleting the file: its bytes too, its hooks, `/files/{id}`'s
-                // permissions.
-                try await files.delete(id: id, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
-                continue
-            }
-            try await data.delete(className, id: id, condition: condition, caller: caller)
+        let condition = try Self.condition(parameters)
+        if ids.count == 1 {
+            try await deleteOne(Self.canonical(className), id: ids[0], condition: condition, caller: caller)
+        } else {
+            _ = try await deleteAll(className, ids: ids, condition: condition, caller: caller)
         }
         return JSONResponse([:])
     }
 
-    /// Deletes the objects of `ids` that exist, each as `delete` would (ACL, hooks, files), after
-    /// checking them all, so one the caller may not delete deletes none; answers how many
-    /// existed. The dialects answer that count (`{"number":n}`, 0 for a missing id), where
-    /// LeanCloud's `delete` answers `{}` either way. A `where` in `parameters` makes each delete
-    /// conditional.
+    /// Deletes the objects of `ids` that exist, as `deleteAll` does (every before-hook before the
+    /// first delete), and answers how many existed. The dialects answer that count
+    /// (`{"number":n}`, 0 for a missing id), where LeanCloud's `delete` answers `{}` either way.
+    /// The body may name hooks to skip; a `where` in `parameters` makes each delete conditional.
     func deleteExisting(
         _ className: String, ids: [String], body: [String: JSONValue] = [:], parameters: [String: String], caller: Caller
     ) async throws -> Int {
-        let condition = try Self.condition(parameters)
-        var found: [String] = []
-        for id in ids {
-            do {
-                try await checkDelete(Self.canonical(className), id: id, condition: condition, caller: caller)
-                found.append(id)
-            } catch let error as DataAPIError where error.code == .objectNotFound {
-                continue
-            }
-        }
-        for id in found {
-            _ = try await delete(className, id: id, body: body, parameters: parameters, caller: caller)
-        }
-        return found.count
+        var body = body
+        let caller = try Self.skippingHooks(&body, caller: caller)
+        return try await deleteAll(className, ids: ids, condition: try Self.condition(parameters), caller: caller).count
     }
 
-    /// Whether `delete` would delete this object, without deleting it: a `_File` as a file
-    /// (`FileService.checkDelete`), anything else as its ACL and class permissions say.
-    ///
-    /// - Throws: 101 when there is no such object; what the delete would throw otherwise.
-    private func checkDelete(_ className: String, id: String, condition: QueryPredicate?, caller: Caller) async throws {
+    /// Deletes several objects as one request: every object is checked, and every before-hook
+    /// runs, before the first is deleted; one refused deletes none. Ids with no object are
+    /// skipped. Answers the ids deleted.
+    func deleteAll(_ className: String, ids: [String], condition: QueryPredicate?, caller: Caller) async throws -> [String] {
+        let className = Self.canonical(className)
+        guard className == "_File", let files else {
+            return try await data.deleteAll(className, ids: ids, condition: condition, caller: caller)
+        }
+        return try await files.deleteAll(ids: ids, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
+    }
+
+    /// Deletes one object; a `_File` is deleted as its file (its bytes too, its hooks,
+    /// `/files/{id}`'s permissions).
+    private func deleteOne(_ className: String, id: String, condition: QueryPredicate?, caller: Caller) async throws {
         if className == "_File", let files {
-            _ = try await files.checkDelete(id: id, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
+            try await files.delete(id: id, caller: caller, ownersMayDelete: ownersMayDeleteFiles)
         } else {
-            try await data.checkWrite(className, id: id, condition: condition, caller: caller, deleting: true)
+            try await data.delete(className, id: id, condition: condition, caller: caller)
         }
     }
 
