@@ -92,7 +92,7 @@ private final class ParkHost: SandboxHost {
         let host = ParkHost()
         let outcome = try await Self.call(code, "forever", host: host)
         #expect(try outcome.result.get() == "left")
-        let lines = await try #require(outcome.background).ended()
+        let lines = try await #require(outcome.background).ended()
         #expect(lines.contains { $0.level == "warning" && $0.message.contains("stopped") }, "\(lines)")
         #expect(code.activeCalls == 0)
         #expect(code.workersHeld(by: "forever") == 0)
@@ -105,7 +105,7 @@ private final class ParkHost: SandboxHost {
         let code = try await Self.load()
         let outcome = try await Self.call(code, "spinLater", host: ParkHost(), cpu: 0.2)
         #expect(try outcome.result.get() == "left")
-        let lines = await try #require(outcome.background).ended()
+        let lines = try await #require(outcome.background).ended()
         #expect(lines.contains { $0.level == "error" && $0.message.contains("background work failed") }, "\(lines)")
         #expect(try await Self.call(code, "ping", host: ParkHost()).result.get() == "pong")
     }

@@ -71,7 +71,9 @@ extension OpenAPIDocument {
         APIOperation("get", "/schemas", tag: "Objects", "Every class and its fields' types (master key).", access: .master),
         APIOperation("get", "/schemas/{className}", tag: "Objects", "One class's fields' types (master key).", access: .master),
         APIOperation("get", "/schemas/{className}/permissions", tag: "Objects", "One class's class- and field-level permissions (master key).", access: .master),
-        APIOperation("put", "/schemas/{className}", tag: "Objects", "Set a class's permissions: LeanCloud's {\"permissions\", \"schema\"} export shape (master key).", access: .master, body: APIOperation.object(["permissions": "object", "schema": "object"])),
+        APIOperation("post", "/schemas", tag: "Objects", "Create a class with no objects: Parse's {\"className\", \"fields\", \"classLevelPermissions\"} (master key).", access: .master, body: APIOperation.object(["className": "string", "fields": "object", "classLevelPermissions": "object", "permissions": "object"])),
+        APIOperation("post", "/schemas/{className}", tag: "Objects", "Create a class with no objects: Parse's {\"fields\", \"classLevelPermissions\"} or LeanCloud's permissions (master key).", access: .master, body: APIOperation.object(["className": "string", "fields": "object", "classLevelPermissions": "object", "permissions": "object"])),
+        APIOperation("put", "/schemas/{className}", tag: "Objects", "Set a class's permissions (making the class when it doesn't exist): LeanCloud's {\"permissions\", \"schema\"} export shape, or Parse's fields and classLevelPermissions (master key).", access: .master, body: APIOperation.object(["permissions": "object", "schema": "object", "fields": "object", "classLevelPermissions": "object"])),
         APIOperation("get", "/date", tag: "Objects", "The server's clock, as a Date.", access: .open),
     ]
 
