@@ -93,7 +93,7 @@ public struct DataService: Sendable {
         let applied = try applying(.create, body, to: [:], className: className, caller: caller, storage: storage)
         let event = ObjectEvent(className: className, object: applied?.handed ?? body, sent: body, caller: caller)
         let hooked = try await aroundHooks(.create, event) { event, hooked in
-            var fields = hooked ? (applied?.body(after: event.object) ?? Self.writable(event.object)) : body
+            var fields = hooked ? (applied?.body(after: event.object, changed: event.changedKeys) ?? Self.writable(event.object)) : body
             // `"ACL": null` (what the SDKs send for "none set") takes the class default, as a missing one does.
             if fields["ACL"] == .null { fields["ACL"] = nil }
             if fields["ACL"] == nil, let acl = defaultACL(for: className, creator: caller.userId) { fields["ACL"] = acl }
@@ -133,7 +133,7 @@ public struct DataService: Sendable {
             className: className, object: object, original: original, updatedKeys: Self.writable(body).keys.sorted(),
             sent: body, caller: caller)
         let hooked = try await aroundHooks(.update, event) { event, hooked in
-            var fields = hooked ? (applied?.body(after: event.object) ?? Self.writable(event.object)) : body
+            var fields = hooked ? (applied?.body(after: event.object, changed: event.changedKeys) ?? Self.writable(event.object)) : body
             if className == "_User" { try await prepareUser(&fields, id: id, caller: caller) }
             if className == "_Role" { try await checkRoleUpdate(&fields, id: id, caller: caller) }
             let changes = try ObjectChanges(body: fields, normalizer: normalizer(for: storage))

@@ -7,7 +7,8 @@ extension CloudCodeBootstrap {
         if (!json) return null;
         if (!AV._decode) return json;
         var typed = { __type: 'Object', className: className };
-        for (var key in json) typed[key] = json[key];
+        // A field named like the typed form's own keys would change what the object is.
+        for (var key in json) if (key !== '__type' && key !== 'className') typed[key] = json[key];
         return AV._decode(typed);
       }
       function fieldsOf(object) {
@@ -57,7 +58,12 @@ extension CloudCodeBootstrap {
         }
         if (kind === 'afterFind') return { results: (request.objects || []).map(fieldsOf), context: request.context };
         if (/File$/.test(kind)) return { object: request.file, context: request.context };
-        return { object: fieldsOf(request.object), context: request.context };
+        // Which keys the hook set or unset, so a key it left alone keeps the client's operation
+        // even where its value can't show the difference (a relation's).
+        var object = request.object;
+        var changed = object && typeof object.dirtyKeys === 'function'
+          ? object.dirtyKeys().map(function (key) { return String(key).split('.')[0]; }) : undefined;
+        return { object: fieldsOf(object), changed: changed, context: request.context };
       }
       // mode: 'function' (plain JSON), 'rpc' (typed values both ways) or 'hook'.
       global.__fhInvoke = function (id, name, requestText, mode) {

@@ -26,21 +26,38 @@ struct AppliedWrite: Sendable {
         self.handed = fields
     }
 
-    /// The body to write once the hook handed back `returned`.
-    func body(after returned: [String: JSONValue]) -> [String: JSONValue] {
+    /// The body to write once the hook handed back `returned`, having set or unset `changed`
+    /// (nil: not tracked, so judged by value).
+    ///
+    /// A key the hook didn't touch is never written from its answer: a value that came back
+    /// different only by the trip through JavaScript (an ACL without its `false` entries, a number
+    /// past 2^53) would otherwise overwrite a concurrent write with what was read before the hook.
+    func body(after returned: [String: JSONValue], changed: Set<String>? = nil) -> [String: JSONValue] {
         let returned = DataService.writable(returned)
         let handed = DataService.writable(self.handed)
         let sent = DataService.writable(self.sent)
+        func touched(_ key: String, _ value: JSONValue?) -> Bool {
+            if let changed { return changed.contains(key) }
+            guard let value, let given = handed[key] else { return true }
+            return !Self.same(given, value)
+        }
         var body: [String: JSONValue] = [:]
         for (key, value) in returned {
-            if let given = handed[key], Self.same(given, value) {
-                // Untouched: the client's own change (a stored field the client didn't send isn't written).
-                if let change = sent[key] { body[key] = change }
-            } else {
+            if touched(key, value) {
                 body[key] = value
+            } else if let change = sent[key] {
+                // Untouched: the client's own change (a stored field the client didn't send isn't written).
+                body[key] = change
             }
         }
-        for key in handed.keys where returned[key] == nil { body[key] = ["__op": "Delete"] }
+        for key in handed.keys where returned[key] == nil {
+            if touched(key, nil) {
+                body[key] = ["__op": "Delete"]
+            } else if let change = sent[key] {
+                // Untouched, though the answer can't carry it (a field named like the SDK's own).
+                body[key] = change
+            }
+        }
         // What the client removed (or sent as null-like "no value") and the hook left absent.
         for (key, change) in sent where handed[key] == nil && returned[key] == nil { body[key] = change }
         return body

@@ -20,6 +20,11 @@ public struct ObjectEvent: Sendable {
     public var original: StoredObject?
     /// The keys an update changes.
     public var updatedKeys: [String]
+    /// The keys a before-hook set or unset, when its runtime tracks them (JavaScript's
+    /// `dirtyKeys()`); nil when it doesn't (Swift), and then a key counts as changed when its
+    /// value differs from what the hook was handed. A key set back to the value it was handed
+    /// (a relation's, which looks the same after any relation operation) is still changed.
+    public var changedKeys: Set<String>?
     /// Results of a query, for `afterFind`.
     public var results: [StoredObject]
     /// Values a before-hook passes to the after-hook of the same operation.

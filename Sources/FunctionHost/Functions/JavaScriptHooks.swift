@@ -64,6 +64,7 @@ enum JavaScriptHooks {
             throw HookError.rejected(thrown.message, crashed: !thrown.isUserError)
         }
         if case .object(let object)? = answer["object"] { request.object = object }
+        if case .array(let keys)? = answer["changed"] { request.event.changedKeys = Set(keys.compactMap(\.stringValue)) }
         if case .object(let context)? = answer["context"] { request.context = context }
         if case .array(let results)? = answer["results"] {
             request.results = results.compactMap { storedObject($0, className: request.className) }
