@@ -50,7 +50,7 @@ enum CloudCodeBootstrap {
         timers = Object.create(null);
       }
       var config = { maxResultBytes: 8 << 20 };
-      var maxLogLines = 1000;
+      var maxLogLines = 1000, maxLogLineLength = 16384;
 
       function CloudError(message, options) {
         var error = new Error(message);
@@ -209,7 +209,13 @@ enum CloudCodeBootstrap {
             if (a instanceof Error) { parts.push(a.stack ? a.name + ': ' + a.message + '\n' + a.stack : String(a)); continue; }
             try { parts.push(JSON.stringify(a)); } catch (e) { parts.push(String(a)); }
           }
-          inv.logs.push({ level: level, message: parts.join(' ') });
+          // A line is bounded as the count is: one logged string must not become a copy per
+          // line held by the host's log (a 300 KB string logged 1000 times).
+          var message = parts.join(' ');
+          if (message.length > maxLogLineLength) {
+            message = message.slice(0, maxLogLineLength) + '… (' + (message.length - maxLogLineLength) + ' more characters)';
+          }
+          inv.logs.push({ level: level, message: message });
         };
       }
       global.console = { log: log('info'), info: log('info'), warn: log('warning'), error: log('error'), debug: log('debug') };

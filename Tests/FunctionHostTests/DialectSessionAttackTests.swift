@@ -72,6 +72,12 @@ import Testing
             expectDialectError(wrongMaster, code: 90102, status: .unauthorized)
             // LeanCloud's protocol wants the key with a session.
             expectError(try await api.get("/1.1/users/\(id)", headers: Headers.make([("X-LC-Id", "app"), ("X-LC-Session", token)])), code: 401, status: .unauthorized)
+            // Nor does a stray dialect header, or a dialect's path, turn LeanCloud's headers into
+            // a dialect's: the session stands in only beside the dialect's own app id header.
+            let stray = Headers.make([("X-LC-Id", "app"), ("X-LC-Session", token), ("X-ML-Fid", "1")])
+            expectDialectError(try await api.get("/1.1/users/\(id)", headers: stray), code: 90102, status: .unauthorized)
+            let leanCloudOnDialectPath = Headers.make([("X-LC-Id", "app"), ("X-LC-Session", token)])
+            expectDialectError(try await api.get(path, headers: leanCloudOnDialectPath), code: 90102, status: .unauthorized)
 
             // A session of another app (another server's users) is no session here.
             try await TestServer.run { other in

@@ -163,6 +163,24 @@ private actor Gate {
         }
     }
 
+    /// A console line is bounded as the count is: one 300 KB string logged a thousand times was a
+    /// thousand copies held by the host's log (attack review A, 3).
+    @Test func aLongConsoleLineIsCut() async throws {
+        let code = try await load("""
+            AV.Cloud.define('loud', function () {
+              var s = 'y'.repeat(300000);
+              for (var i = 0; i < 3; i++) console.log(s);
+              console.log('short');
+              return 'done';
+            });
+            """)
+        let outcome = try await call(code, "loud")
+        #expect(try outcome.result.get() == "done")
+        #expect(outcome.logs.count == 4)
+        #expect(outcome.logs.prefix(3).allSatisfy { $0.message.utf8.count < 17_000 && $0.message.hasSuffix("283616 more characters)") })
+        #expect(outcome.logs.last?.message == "short")
+    }
+
     @Test func aHugeResultIsRefused() async throws {
         let code = try await load("AV.Cloud.define('big', function () { return 'x'.repeat(2000000); });",
             limits: .init(maxResultBytes: 1 << 20))

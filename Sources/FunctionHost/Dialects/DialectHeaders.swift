@@ -83,10 +83,12 @@ enum DialectHeaders {
     /// `X-LC-Id`, a sign as `X-LC-Sign` (it replaces the keys, as on MaxLeap's server), else the
     /// master key as `X-LC-Key: <key>,master`, else the API or client key (both are the app key) as
     /// `X-LC-Key`; the session as `X-LC-Session`. Every dialect credential header is removed.
+    /// `appIdInDialect` says the app id came in a dialect's own header (`X-ML-AppId`), the only
+    /// form in which a session may stand in for the key.
     ///
     /// - Throws: 401 (90102) when the request carries dialect and LeanCloud credentials both:
     ///   which of them counts would otherwise be the client's choice.
-    static func translated(_ headers: HTTPFields) throws -> (headers: HTTPFields, signed: Bool) {
+    static func translated(_ headers: HTTPFields) throws -> (headers: HTTPFields, signed: Bool, appIdInDialect: Bool) {
         var found: [Credential: (rank: Int, value: String)] = [:]
         var kept = HTTPFields()
         for field in headers {
@@ -104,7 +106,7 @@ enum DialectHeaders {
             if let held = found[credential], held.rank <= rank { continue }
             found[credential] = (rank, field.value)
         }
-        guard !found.isEmpty else { return (kept, false) }
+        guard !found.isEmpty else { return (kept, false, false) }
         if leanCloudCredentials.contains(where: { headers[$0] != nil }) {
             throw HostError(status: .unauthorized, code: 90102, message: "Credentials of two dialects in one request.")
         }
@@ -117,6 +119,6 @@ enum DialectHeaders {
             kept[.lcKey] = key
         }
         if let session = found[.session]?.value { kept[.lcSession] = session }
-        return (kept, found[.sign] != nil)
+        return (kept, found[.sign] != nil, found[.appId] != nil)
     }
 }

@@ -28,8 +28,9 @@ struct DialectResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context
         let plan: DialectPlan
         let translated: Request
         do {
-            let (dialectHeaders, isSigned) = try DialectHeaders.translated(request.headers)
+            let (dialectHeaders, isSigned, appIdInDialect) = try DialectHeaders.translated(request.headers)
             (headers, signed) = (dialectHeaders, isSigned)
+            context.appIdInDialect = appIdInDialect
             guard let made = try await self.plan(request, route: route, context: context) else {
                 throw HostError(status: .notFound, code: 404, message: "Not found.")
             }

@@ -53,7 +53,7 @@ struct AuthMiddleware: RouterMiddleware {
         // `X-ML-AppId` and `X-ML-Session-Token`); the session is checked below, and a caller so
         // proven is a plain client with that user, nothing more.
         let provenBySession =
-            sessionToken != nil && authenticator.isAppIdOnly(credentials, inDialect: context.dialect != nil)
+            sessionToken != nil && authenticator.isAppIdOnly(credentials, inDialect: context.appIdInDialect)
         guard
             var caller = provenBySession
                 ? Caller(isMaster: false) : authenticator.caller(for: credentials, inDialect: context.dialect != nil)

@@ -20,6 +20,10 @@ public struct HostRequestContext: RequestContext {
     /// The REST dialect the request speaks (LAS, MaxLeap), decided once by `DialectResponder`;
     /// nil for LeanCloud's. It lets a dialect's sign form through authentication.
     public var dialect: Dialect?
+    /// Whether the app id came in the dialect's own header (`X-ML-AppId`, `X-LAS-AppId`): only
+    /// then may a session stand in for the key, as MaxLeap's docs send it. LeanCloud's headers
+    /// need the key even on a dialect's path or beside a stray dialect header.
+    public var appIdInDialect = false
     /// Why the dialects' edge refused the request before it became a LeanCloud request (bad
     /// JSON, an unknown route); `DialectRoutes` answers it once rate limits and authentication
     /// have passed, so the edge's refusals are limited and authenticated as every answer is.
