@@ -1,14 +1,33 @@
 extension DataService {
+    /// The most ids one multi-object delete may name (`DELETE /classes/{C}/a,b,...`, a
+    /// dialect's `objectIds`, `_File` too): each costs reads and a hook, so a URL or a batch item
+    /// naming thousands would hold the server for seconds.
+    public static let maxDeleteIds = 1000
+
+    /// Refuses a multi-object delete naming more than `maxDeleteIds` ids (107), before any of
+    /// them is read.
+    public static func checkDeleteCount(_ ids: [String]) throws(DataAPIError) {
+        guard ids.count <= maxDeleteIds else {
+            throw DataAPIError(.malformedJSON, "A multi-object delete names at most \(maxDeleteIds) objects; this one names \(ids.count).")
+        }
+    }
+
     /// Deletes several objects of a class as one request (`DELETE /classes/{C}/a,b`, the JS
     /// SDK's `destroyAll`; the dialects' `POST /classes/{C}/delete`): every object is checked
-    /// and every `beforeDelete` runs before the first is deleted, so one the caller may not
-    /// delete, or that a hook refuses, deletes none. An id with no object is skipped, as
-    /// LeanCloud does. Answers the ids deleted.
+    /// and every `beforeDelete` runs before anything is deleted, then the deletes are one
+    /// storage transaction, so one object the caller may not delete, that a hook refuses, or
+    /// that no longer matches `condition` (305) deletes none. `afterDelete` runs once it
+    /// committed, for each object it deleted. An id with no object is skipped, as LeanCloud
+    /// does. Answers the ids deleted.
+    ///
+    /// - Throws: 107 for more than `maxDeleteIds` ids.
     public func deleteAll(
         _ className: String, ids: [String], condition: QueryPredicate? = nil, caller: Caller
     ) async throws -> [String] {
+        try Self.checkDeleteCount(ids)
+        var named = Set<String>()
         var found: [String] = []
-        for id in ids where !found.contains(id) {
+        for id in ids where named.insert(id).inserted {
             do {
                 try await checkWrite(className, id: id, condition: condition, caller: caller, deleting: true)
                 found.append(id)
@@ -17,21 +36,24 @@ extension DataService {
             }
         }
         let storage = storage(for: caller)
-        let access = try await access(for: caller)
-        var planned: [(id: String, condition: QueryPredicate?, event: ObjectEvent?)] = []
+        let condition = try await authorizedCondition(try await access(for: caller), className, condition)
+        var planned: [String] = []
+        var events: [String: ObjectEvent] = [:]
         for id in found {
-            let objectCondition = try await checkObjectAccess(access, className, id: id, condition: condition)
             guard needsOriginal(.delete, className, caller) else {
-                planned.append((id, objectCondition, nil))
+                planned.append(id)
                 continue
             }
             // Gone since it was checked: nothing to delete, nothing for a hook to see.
             guard let original = try await storage.fetch(className, id: id) else { continue }
             let event = ObjectEvent(className: className, object: original.restJSON(), original: original, caller: caller)
-            planned.append((id, objectCondition, try await runBefore(.beforeDelete, event) ?? event))
+            events[id] = try await runBefore(.beforeDelete, event) ?? event
+            planned.append(id)
         }
-        for item in planned { try await storage.delete(className, id: item.id, condition: item.condition) }
-        for item in planned { if let event = item.event { await didWrite(.delete, event) } }
-        return planned.map(\.id)
+        // All or none: an object changed since its check (so it no longer matches) rolls back
+        // the others; one deleted meanwhile by someone else is skipped and gets no afterDelete here.
+        let deleted = try await storage.delete(className, ids: planned, condition: condition)
+        for id in deleted { if let event = events[id] { await didWrite(.delete, event) } }
+        return deleted
     }
 }

@@ -131,11 +131,18 @@ public struct FileService: Sendable {
     }
 
     /// Deletes several files as one request (`DELETE /classes/_File/a,b`): every file is checked
-    /// and every `beforeDeleteFile` runs before the first is deleted, so one refused deletes
-    /// none. Ids with no file are skipped. Answers the ids deleted.
+    /// and every `beforeDeleteFile` runs before anything is deleted, so one refused deletes
+    /// none; the `_File` objects are then deleted in one transaction, and only once it
+    /// committed are the bytes of each file it deleted removed and its `afterDeleteFile` run
+    /// (a file deleted meanwhile by another request is that request's to finish). Ids with no
+    /// file are skipped. Answers the ids deleted.
+    ///
+    /// - Throws: 107 for more than `DataService.maxDeleteIds` ids, before any hook runs.
     public func deleteAll(ids: [String], caller: Caller, ownersMayDelete: Bool) async throws -> [String] {
+        try DataService.checkDeleteCount(ids)
         var planned: [(file: StoredObject, event: ObjectEvent)] = []
-        for id in ids where !planned.contains(where: { $0.file.objectId == id }) {
+        var named = Set<String>()
+        for id in ids where named.insert(id).inserted {
             do {
                 let file = try await checkDelete(id: id, caller: caller, ownersMayDelete: ownersMayDelete)
                 planned.append((file, ObjectEvent(className: "_File", object: file.restJSON(), original: file, caller: caller)))
@@ -146,14 +153,22 @@ public struct FileService: Sendable {
         for index in planned.indices {
             planned[index].event = try await data.runBefore(.beforeDeleteFile, planned[index].event) ?? planned[index].event
         }
-        for item in planned { try await remove(item.file, after: item.event, caller: caller) }
-        return planned.map(\.file.objectId)
+        let deleted = Set(
+            try await data.deleteAll("_File", ids: planned.map(\.file.objectId), caller: Self.writer(for: caller)))
+        for item in planned where deleted.contains(item.file.objectId) { try await finishRemoving(item.file, after: item.event) }
+        return planned.map(\.file.objectId).filter(deleted.contains)
     }
 
     /// Deletes a checked file whose `beforeDeleteFile` ran: its object, then its bytes, then
     /// `afterDeleteFile`.
     private func remove(_ file: StoredObject, after event: ObjectEvent, caller: Caller) async throws {
         try await data.delete("_File", id: file.objectId, caller: Self.writer(for: caller))
+        try await finishRemoving(file, after: event)
+    }
+
+    /// What follows a file's deleted `_File` object: its bytes are removed, then
+    /// `afterDeleteFile` runs.
+    private func finishRemoving(_ file: StoredObject, after event: ObjectEvent) async throws {
         // The object is gone first: a crash here leaves unreferenced bytes, never a dangling object.
         if let key = file.fields["key"]?.stringValue { try content.remove(key: key) }
         var event = event

@@ -117,6 +117,43 @@ extension PostgresStorage {
         }
     }
 
+    public func delete(_ className: String, ids: [String], condition: QueryPredicate?) async throws -> [String] {
+        let groups = Self.distinctGroups(ids)
+        guard !groups.isEmpty else { return [] }
+        try await prepareSubqueries(condition)
+        return try await transaction { connection -> [String] in
+            guard let entry = try await self.entry(className, on: connection) else { return [] }
+            var gone = Set<String>()
+            for group in groups {
+                let marks = Self.placeholders(group.count)
+                // The DELETE locks what it deletes; a row another transaction is updating is
+                // waited for and its condition checked again on the committed row.
+                var sql = SQL("DELETE FROM \"\(entry.table)\" WHERE id IN (\(marks))", group)
+                if let condition {
+                    let fragment = self.compiler(className, entry).compile(condition)
+                    sql.text += " AND (\(fragment.text))"
+                    sql.binds += fragment.binds
+                }
+                sql.text += " RETURNING id"
+                let deleted = try await connection.rows(sql).map { $0[0] }
+                gone.formUnion(deleted)
+                if condition != nil, deleted.count < group.count {
+                    // One left that exists didn't match: the throw rolls the transaction back.
+                    let rest = group.filter { !gone.contains($0) }
+                    let left = try await connection.rows(
+                        SQL("SELECT id FROM \"\(entry.table)\" WHERE id IN (\(Self.placeholders(rest.count)))", rest))
+                    guard left.isEmpty else { throw DataAPIError.noEffect }
+                }
+                guard !deleted.isEmpty else { continue }
+                try await connection.run(
+                    SQL(
+                        "DELETE FROM fh_relations WHERE owner_class = ? AND owner_id IN (\(Self.placeholders(deleted.count)))",
+                        [className] + deleted))
+            }
+            return groups.joined().filter(gone.contains)
+        }
+    }
+
     public func insertExported(
         _ className: String, objects: [StoredObject], fieldTypes: [String: FieldType], relations: [RelationMember]
     ) async throws -> Int {

@@ -66,6 +66,39 @@ extension SQLiteStorage {
         }
     }
 
+    public func delete(_ className: String, ids: [String], condition: QueryPredicate?) async throws -> [String] {
+        let groups = Self.distinctGroups(ids)
+        guard !groups.isEmpty else { return [] }
+        return try await write { db -> [String] in
+            guard let entry = try self.entry(className, db) else { return [] }
+            var deleted: [String] = []
+            // One write transaction: SQLite runs no other write until it commits or rolls back.
+            for group in groups {
+                let marks = Self.placeholders(group.count)
+                let present = try String.fetchAll(
+                    db, sql: "SELECT id FROM \"\(entry.table)\" WHERE id IN (\(marks))", arguments: StatementArguments(group))
+                if let condition, !present.isEmpty {
+                    let fragment = self.compiler(className, entry, db).compile(condition)
+                    let matched = try Int.fetchOne(
+                        db, sql: "SELECT COUNT(*) FROM \"\(entry.table)\" WHERE id IN (\(marks)) AND (\(fragment.sql))",
+                        arguments: StatementArguments(group.map(\.databaseValue) + fragment.arguments)) ?? 0
+                    // One that exists and doesn't match: the throw rolls back every delete before it.
+                    guard matched == present.count else { throw DataAPIError.noEffect }
+                }
+                guard !present.isEmpty else { continue }
+                let presentMarks = Self.placeholders(present.count)
+                try db.execute(
+                    sql: "DELETE FROM \"\(entry.table)\" WHERE id IN (\(presentMarks))", arguments: StatementArguments(present))
+                try db.execute(
+                    sql: "DELETE FROM relations WHERE owner_class = ? AND owner_id IN (\(presentMarks))",
+                    arguments: StatementArguments([className] + present))
+                deleted += present
+            }
+            let gone = Set(deleted)
+            return groups.joined().filter(gone.contains)
+        }
+    }
+
     public func insertExported(
         _ className: String, objects: [StoredObject], fieldTypes: [String: FieldType], relations: [RelationMember]
     ) async throws -> Int {

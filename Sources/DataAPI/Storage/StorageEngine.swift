@@ -28,6 +28,12 @@ package protocol StorageEngine: Sendable {
     /// does not exist succeeds, since SDKs replay deletes.
     func delete(_ className: String, id: String, condition: QueryPredicate?) async throws
 
+    /// Deletes the objects of `ids` in one transaction, all or none: if one that exists doesn't
+    /// match `condition`, nothing is deleted (error 305). An id with no object is skipped, as a
+    /// multi-object delete skips it. Returns the ids deleted, in the order given, each once.
+    /// Callers bound how many ids one call names (`DataService.maxDeleteIds`).
+    func delete(_ className: String, ids: [String], condition: QueryPredicate?) async throws -> [String]
+
     /// The object with this id, if any.
     func fetch(_ className: String, id: String) async throws -> StoredObject?
 
@@ -78,6 +84,19 @@ extension StorageEngine {
     /// bounded by their limit).
     package func find(_ query: ObjectQuery) async throws -> [StoredObject] {
         try await find(query, charging: nil)
+    }
+
+    /// `ids` without repeats, in their order, in groups of at most `size`: how the engines
+    /// bind the ids of a multi-object delete (a statement takes a bounded number of values).
+    static func distinctGroups(_ ids: [String], size: Int = 500) -> [[String]] {
+        var seen = Set<String>()
+        let distinct = ids.filter { seen.insert($0).inserted }
+        return stride(from: 0, to: distinct.count, by: size).map { Array(distinct[$0..<min($0 + size, distinct.count)]) }
+    }
+
+    /// `?, ?, ...` for `count` bound values.
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
     }
 }
 

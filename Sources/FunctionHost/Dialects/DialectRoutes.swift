@@ -13,9 +13,6 @@ struct DialectRoutes: Sendable {
     /// Whether a file's owner may delete it without the master key (as for `DELETE /files/{id}`).
     let ownersMayDeleteFiles: Bool
 
-    /// The most ids one `POST /classes/{C}/delete` may name (MyBaaS: 1000).
-    static let maxDeletes = 1000
-
     /// Where `DialectResponder` sends a request it refused itself, for the router's rate limit
     /// and authentication to pass before the refusal is answered.
     static let refusalPath = "/2.0/edge-refusal"
@@ -50,11 +47,12 @@ struct DialectRoutes: Sendable {
             var request = request
             let body = try await request.jsonObject(context: context)
             let className = try context.parameters.require("className")
-            guard case .array(let values)? = body["objectIds"], values.count <= Self.maxDeletes else {
-                throw HostError(status: .badRequest, code: 107, message: "objectIds must be an array of at most \(Self.maxDeletes) ids.")
+            guard case .array(let values)? = body["objectIds"] else {
+                throw HostError(status: .badRequest, code: 107, message: "objectIds must be an array of ids.")
             }
             // An id named twice is deleted (and counted) once; every before-hook runs before
-            // the first delete, so one refused deletes none.
+            // the first delete, so one refused deletes none. More than
+            // `DataService.maxDeleteIds` (MyBaaS's 1000 too) is refused there with 107.
             let ids = values.compactMap(\.stringValue)
             let deleted = try await endpoint.deleteExisting(className, ids: ids, parameters: [:], caller: context.caller)
             return JSONResponse(["number": .int(Int64(deleted))])

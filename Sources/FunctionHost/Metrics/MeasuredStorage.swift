@@ -50,6 +50,10 @@ final class MeasuredStorage: StorageEngine {
         try await measure("delete") { try await base.delete(className, id: id, condition: condition) }
     }
 
+    func delete(_ className: String, ids: [String], condition: QueryPredicate?) async throws -> [String] {
+        try await measure("delete_many") { try await base.delete(className, ids: ids, condition: condition) }
+    }
+
     func fetch(_ className: String, id: String) async throws -> StoredObject? {
         try await measure("fetch") { try await base.fetch(className, id: id) }
     }
