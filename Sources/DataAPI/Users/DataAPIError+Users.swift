@@ -15,6 +15,10 @@ extension DataAPIError.Code {
     public static let userNotFound = Self(rawValue: 211)
     /// 214: the mobile phone number is taken.
     public static let mobilePhoneTaken = Self(rawValue: 214)
+    /// 217: a write would leave a user with a blank username (deleted, null, empty, not a string).
+    public static let invalidUsername = Self(rawValue: 217)
+    /// 218: a write would leave a user with a blank password.
+    public static let invalidPassword = Self(rawValue: 218)
 }
 
 extension DataAPIError.Code {

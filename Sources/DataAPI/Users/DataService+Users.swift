@@ -40,16 +40,30 @@ extension DataService {
             }
             if body["sessionToken"] == nil { body["sessionToken"] = .string(Self.newSessionToken()) }
         }
-        if let password = body["password"] {
-            guard let text = password.stringValue, !text.isEmpty else {
-                throw DataAPIError(.passwordMissing, "Password is missing or empty.")
-            }
+        try Self.checkCredentialsStayNonBlank(body)
+        if let text = body["password"]?.stringValue {
             // Always hashed, even from the master key and even when it looks like a hash: a
             // stored hash chosen by a request could ask for any cost. Only `import` (which writes
             // storage directly) and the server's own re-hash (`storePasswordHash`) store hashes.
             body["password"] = .string(PasswordHasher.hash(text))
         }
         try await checkUnique(body, except: id, in: storage(for: caller))
+    }
+
+    /// LeanCloud's 217 and 218: a write that names `username` or `password` must give it a
+    /// non-blank string. A Delete, another operation, null, a number, `""` or spaces would leave
+    /// an account nobody can name or log in to (a signup missing either got 200 or 201 already).
+    /// The master key is held to it too: it may create a user without a password, or give any
+    /// user new credentials, but never blank an account's (see the notes of issue 31).
+    static func checkCredentialsStayNonBlank(_ body: [String: JSONValue]) throws(DataAPIError) {
+        let rules: [(field: String, error: DataAPIError)] = [
+            ("username", DataAPIError(.invalidUsername, "Invalid username, it must be a non-blank string.")),
+            ("password", DataAPIError(.invalidPassword, "Invalid password, it must be a non-blank string.")),
+        ]
+        for (field, error) in rules {
+            guard let value = body[field] else { continue }
+            guard let text = value.stringValue, !text.allSatisfy(\.isWhitespace) else { throw error }
+        }
     }
 
     /// Stores a hash this host made as a user's password, as it is: the one write of a hash that
