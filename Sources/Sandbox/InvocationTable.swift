@@ -69,10 +69,9 @@ final class InvocationTable: Sendable {
     }
 
     /// The script answered (`text`): wakes the caller, and keeps the invocation for its
-    /// background work while there is room (`pending`: the script has host calls or timers
-    /// waiting, so a refusal is worth a line in the log). Returns whether it was kept; if not,
-    /// it has ended and the script must forget it.
-    func answer(_ id: Int, _ text: String, pending: Bool) -> Bool {
+    /// background work while there is room; a refusal is said in its log. Returns whether it
+    /// was kept; if not, it has ended and the script must forget it.
+    func answer(_ id: Int, _ text: String) -> Bool {
         let (continuation, ended) = state.withLock { entries -> (CheckedContinuation<Ending, Never>?, Entry?) in
             guard var entry = entries[id], let continuation = entry.continuation else { return (nil, nil) }
             entry.continuation = nil
@@ -88,10 +87,12 @@ final class InvocationTable: Sendable {
         }
         continuation?.resume(returning: .success(text))
         guard let ended else { return continuation != nil }
-        let refusal: [BackgroundWork.Line] = pending
-            ? [("warning", "The call's background work was stopped at its answer: \(backgroundCalls) calls' background work is running already.")]
-            : []
-        Self.close(ended, adding: refusal)
+        // Said whether or not the script has something pending at its answer: work it started
+        // and didn't await may reach the host only after a microtask (an SDK save first builds
+        // its request in a promise job), so a refusal the log keeps quiet about drops it unseen.
+        Self.close(ended, adding: [
+            ("warning", "The call's background work was stopped at its answer (what it started and didn't await, if any): \(backgroundCalls) calls' background work is running already.")
+        ])
         return false
     }
 

@@ -123,7 +123,7 @@ final class WorkerRuntime: Sendable {
         // The answer; the script forgets the invocation unless it is kept for its background work.
         engine.define("__fhSettle") { arguments in
             guard arguments.count == 3, let id = Int(arguments[0]) else { return nil }
-            return table.answer(id, arguments[1], pending: arguments[2] == "1") ? "1" : nil
+            return table.answer(id, arguments[1]) ? "1" : nil
         }
         engine.define("__fhHostCall") { [self] arguments in
             guard arguments.count == 4, let id = Int(arguments[0]), let callID = Double(arguments[1]) else { return nil }

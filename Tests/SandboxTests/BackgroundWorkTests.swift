@@ -138,3 +138,34 @@ private final class ParkHost: SandboxHost {
         await WorkerShareTests.until { host.counts.withLock { $0.cancelled } == 10 }
     }
 }
+
+/// Attack: once the background room is full, a call whose un-awaited save reaches the host only
+/// after a microtask (as the SDK's save does) had its work dropped with no line in its log.
+@Suite struct BackgroundRefusalTests {
+    @Test func refusedWorkStartedAfterAMicrotaskIsSaidInTheLog() async throws {
+        let source = """
+            AV.Cloud.define('forever', function () {
+              AV._request('data.find', { className: 'Park' }).catch(function () {});
+              return 'left';
+            });
+            AV.Cloud.define('late', function () {
+              Promise.resolve().then(function () { return AV._request('data.save', { className: 'Todo' }); });
+              return 'late';
+            });
+            """
+        var pool = CloudCode.Pool(workers: 2)
+        pool.backgroundCalls = 1
+        let code = try await CloudCode(files: [("cloud.js", source)], pool: pool)
+        let host = ParkHost()
+        let call = { (name: String) in
+            try await code.call(name, request: ["params": [:]], host: host, cpuLimit: 5, deadline: .now + .seconds(60))
+        }
+        let kept = try await call("forever")
+        #expect(try kept.result.get() == "left")
+        let refused = try await call("late")
+        #expect(try refused.result.get() == "late")
+        let lines = try await #require(refused.background).ended()
+        #expect(lines.contains { $0.level == "warning" && $0.message.contains("background work was stopped at its answer") })
+        _ = try await #require(kept.background).ended()
+    }
+}
