@@ -119,15 +119,14 @@ struct ObjectEndpoint: Sendable {
     func delete(
         _ className: String, id: String, body: [String: JSONValue] = [:], parameters: [String: String], caller: Caller
     ) async throws -> JSONResponse {
+        let ids = id.split(separator: ",", omittingEmptySubsequences: true).map(String.init)
+        guard ids.count == 1 else {
+            _ = try await deleteExisting(className, ids: ids, body: body, parameters: parameters, caller: caller)
+            return JSONResponse([:])
+        }
         var body = body
         let caller = try Self.skippingHooks(&body, caller: caller)
-        let ids = id.split(separator: ",", omittingEmptySubsequences: true).map(String.init)
-        let condition = try Self.condition(parameters)
-        if ids.count == 1 {
-            try await deleteOne(Self.canonical(className), id: ids[0], condition: condition, caller: caller)
-        } else {
-            _ = try await deleteAll(className, ids: ids, condition: condition, caller: caller)
-        }
+        try await deleteOne(Self.canonical(className), id: ids[0], condition: try Self.condition(parameters), caller: caller)
         return JSONResponse([:])
     }
 
@@ -146,7 +145,7 @@ struct ObjectEndpoint: Sendable {
     /// Deletes several objects as one request: every object is checked, and every before-hook
     /// runs, before the first is deleted; one refused deletes none. Ids with no object are
     /// skipped. Answers the ids deleted.
-    func deleteAll(_ className: String, ids: [String], condition: QueryPredicate?, caller: Caller) async throws -> [String] {
+    private func deleteAll(_ className: String, ids: [String], condition: QueryPredicate?, caller: Caller) async throws -> [String] {
         let className = Self.canonical(className)
         guard className == "_File", let files else {
             return try await data.deleteAll(className, ids: ids, condition: condition, caller: caller)
