@@ -116,6 +116,11 @@ public final class CloudCode: Sendable {
         /// one); past it, a call's background work ends at its answer, with a line in its log.
         /// Background work keeps its worker's lease, so it counts against its function's share.
         public var backgroundCalls = 64
+        /// Host calls the pool's background work may have running at once, all functions
+        /// together (one function half of them, at least one); the rest wait in order, and end
+        /// unrun with their call's background work. Calls made before the answer never wait
+        /// for it: background work can't crowd out the database reads of callers who wait.
+        public var backgroundHostCalls = 8
 
         /// Creates a pool of `workers` threads (at least one): a function may hold half of them,
         /// a client a quarter (half of its function's share).
@@ -158,7 +163,8 @@ public final class CloudCode: Sendable {
     /// Loads `files` (name → source) into the first worker; the pool's others load them when
     /// calls first need them.
     public init(files: [(name: String, source: String)], pool: Pool = Pool(), limits: Limits = Limits()) async throws {
-        let table = InvocationTable(backgroundTime: pool.backgroundTime, backgroundCalls: pool.backgroundCalls)
+        let table = InvocationTable(
+            backgroundTime: pool.backgroundTime, backgroundCalls: pool.backgroundCalls, backgroundHostCalls: pool.backgroundHostCalls)
         self.table = table
         self.limits = limits
         self.files = files
@@ -215,6 +221,12 @@ public final class CloudCode: Sendable {
 
     /// Calls (and hooks) in flight now, running or waiting for data, HTTP or a timer.
     public var activeCalls: Int { table.count }
+
+    /// Host calls of background work running now and waiting for their turn (`Pool.backgroundHostCalls`).
+    public var backgroundHostCalls: (running: Int, waiting: Int) {
+        let counts = table.backgroundHostCalls.counts
+        return (counts.running, counts.waiting)
+    }
 
     /// Evaluates `source` in the first worker's context (the SDK and the code loaded), outside any
     /// call: for tools that ask the sandbox what it has.

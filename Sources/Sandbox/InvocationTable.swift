@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// An invocation answers once (the script settling, failing, or its deadline passing first) and
 /// ends once. What it started and didn't await runs on after a successful answer, as its
-/// background work (`BackgroundWork`): its host calls keep their gate, its timers fire, its
+/// background work (`BackgroundWork`): its host calls keep their gate and take their turn at
+/// the pool's (`BackgroundHostCalls`), its timers fire, its
 /// steps are charged to its CPU budget, and it keeps its worker's lease, until its promises
 /// settle (the worker reports it quiet), it fails, or its background bound passes. Only so many
 /// invocations may run on in the background (`Pool.backgroundCalls`, a function half of them);
@@ -40,10 +41,13 @@ final class InvocationTable: Sendable {
     let backgroundTime: Duration
     /// Invocations whose background work may run at once; a function may have half of them.
     private let backgroundCalls: Int
+    /// The pool's gate for the host calls of answered invocations (`Pool.backgroundHostCalls`).
+    let backgroundHostCalls: BackgroundHostCalls
 
-    init(backgroundTime: Duration, backgroundCalls: Int) {
+    init(backgroundTime: Duration, backgroundCalls: Int, backgroundHostCalls: Int) {
         self.backgroundTime = backgroundTime
         self.backgroundCalls = max(0, backgroundCalls)
+        self.backgroundHostCalls = BackgroundHostCalls(limit: backgroundHostCalls)
     }
 
     /// How many invocations are in flight, answered ones still working in the background too.
@@ -143,6 +147,16 @@ final class InvocationTable: Sendable {
     /// the background included).
     func host(of id: Int) -> (host: any SandboxHost, deadline: ContinuousClock.Instant, gate: HostCallGate)? {
         state.withLock { $0[id].map { ($0.host, $0.deadline, $0.gate) } }
+    }
+
+    /// The function of invocation `id` if it has answered and works on in the background (its
+    /// host calls then wait their turn at `backgroundHostCalls`); nil while its caller waits,
+    /// or once it has ended.
+    func answeredFunction(_ id: Int) -> String? {
+        state.withLock { entries in
+            guard let entry = entries[id], entry.continuation == nil else { return nil }
+            return entry.function
+        }
     }
 
     /// Whether invocation `id` is live: a late answer or timer of an ended one is dropped.

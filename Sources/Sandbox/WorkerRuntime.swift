@@ -140,11 +140,12 @@ final class WorkerRuntime: Sendable {
     }
 
     /// Runs a host call of invocation `id` through the invocation's gate (a few at once, none
-    /// after it ended, background work included) and hands the answer back to the script while
-    /// the invocation is live; a
-    /// call the gate refuses (too many waiting) is answered with the refusal.
+    /// after it ended, background work included) and, once the invocation has answered, through
+    /// the pool's gate for background host calls; hands the answer back to the script while the
+    /// invocation is live. A call the gate refuses (too many waiting) is answered with the refusal.
     private func askHost(_ id: Int, callID: Double, operation: String, argumentsText: String) {
         guard let (host, _, gate) = table.host(of: id) else { return }
+        let background = table.backgroundHostCalls
         do throws(HostCallError) {
             try gate.submit { [self] in
                 let answer: (ok: Bool, text: String)
@@ -152,6 +153,16 @@ final class WorkerRuntime: Sendable {
                     guard let arguments = try? JSONValue(parsing: argumentsText) else {
                         throw HostCallError(code: 107, message: "The arguments of '\(operation)' are not JSON.")
                     }
+                    // Decided when the call starts, not when the script made it: one that waited
+                    // behind the invocation's gate past the answer is background work too. What
+                    // a caller still waits for never waits here.
+                    let answered = table.answeredFunction(id)
+                    if let answered, await !background.enter(answered) {
+                        // Its invocation ended while it waited (the task was cancelled): the
+                        // script is gone, so the failure reaches no one; it never ran.
+                        throw HostCallError(code: 124, message: "The call's background work ended before '\(operation)' ran.")
+                    }
+                    defer { if let answered { background.leave(answered) } }
                     answer = (true, try await host.perform(operation, arguments: arguments).jsonString)
                 } catch {
                     answer = (false, Self.failure(error))

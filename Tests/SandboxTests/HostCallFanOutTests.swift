@@ -7,8 +7,8 @@ import Testing
 /// A host that counts the operations running in it at once. `Park` calls wait until their task
 /// is cancelled; a `Hold` call answers once a `Late` call has arrived, a `Held` call once the
 /// test releases it, and the `Late` call once the `Held` one has answered; others answer after
-/// a turn of the scheduler.
-private final class CountingHost: SandboxHost {
+/// a turn of the scheduler. (BackgroundHostCallsTests uses it too.)
+final class CountingHost: SandboxHost {
     struct Counts {
         var inFlight = 0
         var peak = 0

@@ -79,7 +79,8 @@ final class Environments: HookSource {
         return Live(version: version.number, registry: registry, variables: variables, code: code)
     }
 
-    /// The sandbox's pool, per environment: its workers and the calls in flight on them.
+    /// The sandbox's pool, per environment: its workers, the calls in flight on them, and the
+    /// host calls of their background work running and waiting at the pool's gate.
     func poolGauges() -> [HostMetrics.Gauge] {
         live.withLock { $0 }.sorted { $0.key.rawValue < $1.key.rawValue }.flatMap { environment, live -> [HostMetrics.Gauge] in
             guard let code = live.code else { return [] }
@@ -87,6 +88,12 @@ final class Environments: HookSource {
             return [
                 .init(name: "functionhost_sandbox_workers", labels: labels, value: Double(code.workerCount)),
                 .init(name: "functionhost_sandbox_active_calls", labels: labels, value: Double(code.activeCalls)),
+                .init(
+                    name: "functionhost_sandbox_background_host_calls", labels: labels + [("state", "running")],
+                    value: Double(code.backgroundHostCalls.running)),
+                .init(
+                    name: "functionhost_sandbox_background_host_calls", labels: labels + [("state", "waiting")],
+                    value: Double(code.backgroundHostCalls.waiting)),
             ]
         }
     }
