@@ -3,28 +3,48 @@
 #   bare route   = a bare Hummingbird "hello" route (Benchmarks/BareServer), sent the same request
 #                  as the route it is compared with (function calls are POSTs with a JSON body)
 #   sqlite loop  = a plain in-process SQLite insert loop, one row per transaction
+# It ends with issue 32's targets, each with its figure and whether it is met; latency is compared
+# with scripts/bench/baseline.txt (ratios to the bare route, so another machine can use them).
+#   BENCH_BIN=DIR        run the functionhost and BareServer binaries in DIR, unbuilt
+#   RECORD_BASELINE=1    write this run's latency ratios to the baseline file (BASELINE_COMMIT
+#                        names what was measured; the checkout's HEAD unless told)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-32}
 BARE_PORT=18181
 HOST_PORT=18182
+BASELINE_FILE=scripts/bench/baseline.txt
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
 
-swift build -c release --product functionhost >/dev/null
-swift build -c release --product BareServer >/dev/null
+if [ -n "${BENCH_BIN:-}" ]; then
+    BIN=$BENCH_BIN
+else
+    BIN=.build/release
+    swift build -c release --product functionhost >/dev/null
+    swift build -c release --product BareServer >/dev/null
+fi
 
-.build/release/BareServer $BARE_PORT >"$WORK/bare.log" 2>&1 &
-LEANCLOUD_APP_ID=benchapp LEANCLOUD_APP_KEY=benchkey LEANCLOUD_APP_MASTER_KEY=benchmaster LEANCLOUD_APP_HOOK_KEY=benchhook \
-LOG_LEVEL=warning .build/release/functionhost serve --host 127.0.0.1 --port $HOST_PORT --data-dir "$WORK/data" \
-    --functions ./functions >"$WORK/host.log" 2>&1 &
+# The host runs at its default log level (info: one line per request), as it is deployed: the
+# Swift function's target is stated with the request log on. LOG_LEVEL from the caller's
+# environment is not passed on.
+serve() {
+    local port=$1; shift
+    env -u LOG_LEVEL LEANCLOUD_APP_ID=benchapp LEANCLOUD_APP_KEY=benchkey LEANCLOUD_APP_MASTER_KEY=benchmaster \
+        LEANCLOUD_APP_HOOK_KEY=benchhook "$BIN/functionhost" serve --host 127.0.0.1 --port "$port" \
+        --functions ./functions "$@"
+}
+
+"$BIN/BareServer" $BARE_PORT >"$WORK/bare.log" 2>&1 &
+serve $HOST_PORT --data-dir "$WORK/data" >"$WORK/host.log" 2>&1 &
 
 wait_for() { for _ in $(seq 1 100); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "not ready: $1"; exit 1; }
 wait_for "http://127.0.0.1:$BARE_PORT/hello"
 wait_for "http://127.0.0.1:$HOST_PORT/__engine/1/ping"
 
-# rps LABEL URL [LUA]: runs wrk, prints a line, returns requests/s in $RPS.
+# rps LABEL URL [LUA]: runs wrk, prints a line, returns requests/s in $RPS and the latency
+# percentiles in $P50_US and $P99_US.
 run_wrk() {
     local label=$1 url=$2 script=${3:-}
     local threads=2
@@ -45,32 +65,63 @@ run_wrk() {
 # to_us 1.23ms -> 1230: wrk prints latencies with their own unit.
 to_us() { echo "$1" | awk '/us$/ {print $1+0} /ms$/ {print $1*1000} /[0-9]s$/ && !/ms$/ && !/us$/ {print $1*1000000}'; }
 
-# paired LABEL URL SCRIPT: ROUNDS alternating runs of the bare route and URL; RATIO is the
-# median of the rounds' ratios. Throughput on this shared 2-core machine drifts by +-15% between
-# runs seconds apart, so a ratio of two runs next to each other is what stays comparable.
+median() { printf "%s\n" "$@" | sort -g | awk '{r[NR] = $1} END {print r[int((NR + 1) / 2)]}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", a / b}'; }
+
+# paired SCRIPT KEY LABEL URL [KEY LABEL URL ...]: ROUNDS rounds, each a run of the bare route
+# then one of every target, all sent the same request (SCRIPT). Throughput on this shared 2-core
+# machine drifts by +-15% between runs seconds apart, so ratios of runs next to each other are
+# what stays comparable. For each KEY: RATIO[KEY] is the median of the rounds' throughput ratios
+# to the bare route, L50[KEY] and L99[KEY] the medians of their p50 and p99 latency ratios,
+# MEDIAN_RPS[KEY] the median requests/s.
 ROUNDS=${ROUNDS:-3}
+declare -A RATIO L50 L99 MEDIAN_RPS ROUND_RATIOS
 paired() {
-    local label=$1 url=$2 script=$3 ratios=()
+    local script=$1; shift
+    local -A rounds l50s l99s rpss
+    local round key bare bare50 bare99
     for round in $(seq 1 "$ROUNDS"); do
-        run_wrk "  bare hello route" "http://127.0.0.1:$BARE_PORT/hello" "$script"; local bare=$RPS
-        run_wrk "  $label" "$url" "$script"
-        ratios+=("$(awk -v a="$RPS" -v b="$bare" 'BEGIN {printf "%.3f", a / b}')")
+        run_wrk "  bare hello route" "http://127.0.0.1:$BARE_PORT/hello" "$script"
+        bare=$RPS; bare50=$P50_US; bare99=$P99_US
+        local args=("$@") i
+        for ((i = 0; i < ${#args[@]}; i += 3)); do
+            key=${args[i]}
+            run_wrk "  ${args[i + 1]}" "${args[i + 2]}" "$script"
+            rounds[$key]+="$(ratio "$RPS" "$bare") "
+            l50s[$key]+="$(ratio "$P50_US" "$bare50") "
+            l99s[$key]+="$(ratio "$P99_US" "$bare99") "
+            rpss[$key]+="$RPS "
+        done
     done
-    RATIO=$(printf "%s\n" "${ratios[@]}" | sort -n | awk '{r[NR] = $1} END {print r[int((NR + 1) / 2)]}')
-    printf "%-28s %10s   (rounds: %s)\n" "$label / bare, median" "$RATIO" "${ratios[*]}"
+    local args=("$@") i
+    for ((i = 0; i < ${#args[@]}; i += 3)); do
+        key=${args[i]}
+        # shellcheck disable=SC2086 # the lists are space-separated numbers
+        RATIO[$key]=$(median ${rounds[$key]}); L50[$key]=$(median ${l50s[$key]}); L99[$key]=$(median ${l99s[$key]})
+        # shellcheck disable=SC2086
+        MEDIAN_RPS[$key]=$(median ${rpss[$key]})
+        ROUND_RATIOS[$key]=${rounds[$key]% }
+        printf "%-28s %10s   (rounds: %s)\n" "${args[i + 1]} / bare, median" "${RATIO[$key]}" "${rounds[$key]% }"
+    done
 }
 
-echo "wrk -t2 -c$CONNECTIONS -d${DURATION}s on loopback, $(nproc) cores"
+echo "wrk -t2 -c$CONNECTIONS -d${DURATION}s on loopback, $(nproc) cores; the host logs at its default level (info, one line per request)"
 run_wrk "bare hello route" "http://127.0.0.1:$BARE_PORT/hello"; BARE=$RPS
-paired "Swift function swiftHello" "http://127.0.0.1:$HOST_PORT/1.1/functions/swiftHello" scripts/bench/hello.lua; HELLO_RATIO=$RATIO
-paired "JS function helloJS" "http://127.0.0.1:$HOST_PORT/1.1/functions/helloJS" scripts/bench/hello.lua; JS_RATIO=$RATIO
+paired scripts/bench/hello.lua swift "Swift function swiftHello" "http://127.0.0.1:$HOST_PORT/1.1/functions/swiftHello"
+paired scripts/bench/hello.lua js "JS function helloJS" "http://127.0.0.1:$HOST_PORT/1.1/functions/helloJS"
+HELLO_RATIO=${RATIO[swift]}; JS_RATIO=${RATIO[js]}
 CONNECTIONS=1 run_wrk "Swift function swiftHello (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/functions/swiftHello" scripts/bench/hello.lua
 SWIFT_P50=$P50_US; SWIFT_P99=$P99_US
 CONNECTIONS=1 run_wrk "JS function helloJS (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/functions/helloJS" scripts/bench/hello.lua
 JS_P50=$P50_US; JS_P99=$P99_US
-run_wrk "object create (no hooks)" "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" scripts/bench/create.lua; CREATE=$RPS
-# functions/js/hooks.js gives Todo a JS beforeSave and afterSave.
-run_wrk "create, JS before+afterSave" "http://127.0.0.1:$HOST_PORT/1.1/classes/Todo" scripts/bench/create.lua; HOOKED=$RPS
+# functions/js/hooks.js gives Todo a JS beforeSave and afterSave; each round sends the same
+# object to the bare route, to a class without hooks and to Todo.
+paired scripts/bench/create.lua create "object create (no hooks)" "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" \
+    hooked "create, JS before+afterSave" "http://127.0.0.1:$HOST_PORT/1.1/classes/Todo"
+CREATE=${MEDIAN_RPS[create]}; HOOKED=${MEDIAN_RPS[hooked]}
+# The hooks' cost: in each round, the hooked create's throughput over the plain create's.
+HOOK_RATIO=$(median $(paste -d' ' <(tr ' ' '\n' <<<"${ROUND_RATIOS[hooked]}") <(tr ' ' '\n' <<<"${ROUND_RATIOS[create]}") \
+    | awk '{printf "%.3f\n", $1 / $2}'))
 ID=$(curl -s -X POST -H "X-LC-Id: benchapp" -H "X-LC-Key: benchkey" -H "Content-Type: application/json" \
     -d '{"title":"fetch me"}' "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" | sed 's/.*"objectId":"\([^"]*\)".*/\1/')
 run_wrk "object fetch by id" "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench/$ID" scripts/bench/auth.lua; FETCH=$RPS
@@ -99,13 +150,13 @@ CONNECTIONS=1 run_wrk "\$inQuery join (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/cl
 
 echo
 echo "ratios (same run):"
-awk -v c="$CREATE" -v f="$FETCH" -v b="$BARE" -v s="$SQLITE" -v h="$HELLO_RATIO" -v j="$JS_RATIO" -v k="$HOOKED" 'BEGIN {
-    printf "  Swift function / bare route  %.2f   (target >= 0.8; median of paired rounds)\n", h
-    printf "  JS function    / bare route  %.2f   (target >= 0.5; median of paired rounds)\n", j
+awk -v c="$CREATE" -v f="$FETCH" -v b="$BARE" -v s="$SQLITE" -v h="$HELLO_RATIO" -v j="$JS_RATIO" -v hr="$HOOK_RATIO" 'BEGIN {
+    printf "  Swift function / bare route  %.2f   (median of paired rounds)\n", h
+    printf "  JS function    / bare route  %.2f   (median of paired rounds)\n", j
     printf "  object create / bare route   %.2f\n", c / b
     printf "  object fetch  / bare route   %.2f\n", f / b
-    printf "  object create / SQLite loop  %.2f   (target >= 0.7)\n", c / s
-    printf "  create with JS hooks / without  %.2f   (target >= 0.5)\n", k / c
+    printf "  object create / SQLite loop  %.2f\n", c / s
+    printf "  create with JS hooks / without  %.2f   (median of paired rounds)\n", hr
 }'
 awk -v sp="$SWIFT_P50" -v s9="$SWIFT_P99" -v jp="$JS_P50" -v j9="$JS_P99" 'BEGIN {
     printf "  latency a JS call adds to a Swift call (c=1): p50 %+.0f us, p99 %+.0f us\n", jp - sp, j9 - s9
@@ -117,11 +168,62 @@ IMPORT_OBJECTS=${IMPORT_OBJECTS:-1000000}
 if [ "$IMPORT_OBJECTS" -gt 0 ]; then
     echo
     echo "import (SQLite):"
-    python3 scripts/bench/import.py .build/release/functionhost "$IMPORT_OBJECTS" "$WORK/import"
+    python3 scripts/bench/import.py "$BIN/functionhost" "$IMPORT_OBJECTS" "$WORK/import"
 fi
 
 # PostgreSQL: the same work on the scale-out engine, and two hosts against one (SKIP_POSTGRES=1
 # leaves it out).
 if [ -z "${SKIP_POSTGRES:-}" ]; then
     source scripts/bench/postgres.sh
+fi
+
+# Issue 32's targets, each with its figure and whether it is met. Throughput: medians of the
+# paired rounds above. Latency at $CONNECTIONS connections: each target's p50 and p99 over the bare
+# route's in the same round (machines differ; the ratio travels), no worse than the baseline's.
+echo
+echo "targets (issue 32), same run:"
+verdict() { awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN { met = (op == ">=") ? a >= b : a <= b; print (met ? "met" : "NOT met") }'; }
+target() {
+    awk -v l="$1" -v a="$2" -v op="$3" -v b="$4" -v v="$(verdict "$2" "$3" "$4")" \
+        'BEGIN {printf "  %-44s %6.2f   target %s %5.2f   %s\n", l, a, op, b, v}'
+}
+target "Swift function / bare route (log: info)" "$HELLO_RATIO" ">=" 0.85
+target "JS function / bare route" "$JS_RATIO" ">=" 0.6
+target "create with JS before+afterSave / create" "$HOOK_RATIO" ">=" 0.75
+target "object create / SQLite insert loop" "$(ratio "$CREATE" "$SQLITE")" ">=" 0.7
+baseline() { [ -f "$BASELINE_FILE" ] && awk -v k="$1" '$1 == k {print $2}' "$BASELINE_FILE"; }
+if [ -f "$BASELINE_FILE" ]; then
+    echo "  latency at c=$CONNECTIONS / the bare route's, no worse than $BASELINE_FILE ($(awk -F': ' '/^# commit:/ {c=$2} /^# machine:/ {m=$2} END {print "commit " c ", " m}' "$BASELINE_FILE")):"
+fi
+for key in swift js create hooked; do
+    case $key in
+        swift) label="Swift function" ;; js) label="JS function" ;; create) label="object create" ;; hooked) label="create with JS hooks" ;;
+    esac
+    for p in 50 99; do
+        if [ "$p" = 50 ]; then figure=${L50[$key]}; else figure=${L99[$key]}; fi
+        before=$(baseline "${key}_p$p" || true)
+        if [ -n "$before" ]; then
+            target "  $label p$p" "$figure" "<=" "$before"
+        else
+            printf "  %-44s %6.2f   (no baseline)\n" "  $label p$p" "$figure"
+        fi
+    done
+done
+
+if [ -n "${RECORD_BASELINE:-}" ]; then
+    {
+        echo "# Latency at $CONNECTIONS connections of each of issue 32's targets, as a ratio to the bare route's p50"
+        echo "# and p99 in the same round (median of paired rounds): what scripts/bench.sh compares a run with."
+        echo "# Written by RECORD_BASELINE=1 scripts/bench.sh; the host logged at its default level (info)."
+        echo "# commit: ${BASELINE_COMMIT:-$(git rev-parse --short HEAD)}"
+        echo "# machine: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), $(nproc) cores, $(uname -sr)"
+        echo "# date: $(date -u +%Y-%m-%dT%H:%MZ)"
+        echo "# run: DURATION=$DURATION ROUNDS=$ROUNDS CONNECTIONS=$CONNECTIONS"
+        echo "# throughput in that run (for reference): swift $HELLO_RATIO, js $JS_RATIO of the bare route; hooked create $HOOK_RATIO of create; create $(ratio "$CREATE" "$SQLITE") of the SQLite loop"
+        for key in swift js create hooked; do
+            echo "${key}_p50 ${L50[$key]}"
+            echo "${key}_p99 ${L99[$key]}"
+        done
+    } >"$BASELINE_FILE"
+    echo "baseline written to $BASELINE_FILE"
 fi

@@ -1,4 +1,4 @@
-# Sourced by scripts/bench.sh (uses its run_wrk, WORK, HOST_PORT and keys): object create, an
+# Sourced by scripts/bench.sh (uses its run_wrk, serve, BIN, WORK and HOST_PORT): object create, an
 # indexed query and a function call on PostgreSQL, as ratios to the same on SQLite measured in the
 # same run; then two hosts on one PostgreSQL against one.
 PG_DIR="$WORK/pg"
@@ -7,9 +7,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true; bash scripts/postgres.sh stop "$PG_DI
 PG_A=18183
 PG_B=18184
 for port in $PG_A $PG_B; do
-    LEANCLOUD_APP_ID=benchapp LEANCLOUD_APP_KEY=benchkey LEANCLOUD_APP_MASTER_KEY=benchmaster LEANCLOUD_APP_HOOK_KEY=benchhook \
-    LOG_LEVEL=warning .build/release/functionhost serve --host 127.0.0.1 --port $port --data-dir "$WORK/pg-data-$port" \
-        --functions ./functions --database "$PG_URL" >"$WORK/pg-host-$port.log" 2>&1 &
+    serve $port --data-dir "$WORK/pg-data-$port" --database "$PG_URL" >"$WORK/pg-host-$port.log" 2>&1 &
     wait_for "http://127.0.0.1:$port/__engine/1/ping"
 done
 
@@ -54,6 +52,6 @@ awk -v sc="$S_CREATE" -v pc="$P_CREATE" -v sq="$S_QUERY" -v pq="$P_QUERY" -v sh=
 if [ "$IMPORT_OBJECTS" -gt 0 ]; then
     echo
     echo "import (PostgreSQL):"
-    python3 scripts/bench/import.py .build/release/functionhost "$IMPORT_OBJECTS" "$WORK/pg-import" \
+    python3 scripts/bench/import.py "$BIN/functionhost" "$IMPORT_OBJECTS" "$WORK/pg-import" \
         --database "$PG_URL?schema=bench_import"
 fi
