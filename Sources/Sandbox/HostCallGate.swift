@@ -8,8 +8,10 @@ import Synchronization
 /// at once and holding its answer in Swift memory, outside the JavaScript heap's ceiling, and
 /// running on after the invocation had answered. Closing the gate (the invocation ended:
 /// answered, failed or past its deadline) refuses the calls still waiting, so they never run,
-/// and cancels the running ones' tasks. A waiting call holds its arguments in Swift memory, so
-/// the line is bounded too: a loop saving a large object over and over is refused past it.
+/// and cancels the running ones' tasks (one waiting for its turn at the pool's gate for
+/// background work, `BackgroundHostCalls`, leaves that line unrun). A waiting call holds its
+/// arguments in Swift memory, so the line is bounded too: a loop saving a large object over
+/// and over is refused past it.
 final class HostCallGate: Sendable {
     /// A host call: runs once admitted, as a task the gate can cancel.
     typealias Job = @Sendable () async -> Void

@@ -23,8 +23,9 @@ public struct HostConfiguration: Sendable {
     /// How long a JavaScript function may run (wall clock; CPU time is held to two thirds of it).
     public var javaScriptTimeout: Duration = .seconds(15)
     /// The JavaScript workers of each environment's code and how calls share them (threads, the
-    /// share of one function and of one client, the line, host calls per invocation); the
-    /// defaults are `CloudCode.Pool`'s, listed in README "Bounds and budgets".
+    /// share of one function and of one client, the line, host calls per invocation, background
+    /// work and its host calls); the defaults are `CloudCode.Pool`'s, listed in README "Bounds
+    /// and budgets".
     public var javaScriptPool = CloudCode.Pool()
     /// GC stress, for tests: the sandbox runs a full JavaScriptCore collection before every
     /// step of every call, where a value the collector can't see would be freed.
