@@ -31,11 +31,15 @@ fi
 # environment is not passed on.
 serve() {
     local port=$1; shift
-    env -u LOG_LEVEL LEANCLOUD_APP_ID=benchapp LEANCLOUD_APP_KEY=benchkey LEANCLOUD_APP_MASTER_KEY=benchmaster \
+    # exec: the background job is the server itself, so the exit trap's kill reaches it.
+    exec env -u LOG_LEVEL LEANCLOUD_APP_ID=benchapp LEANCLOUD_APP_KEY=benchkey LEANCLOUD_APP_MASTER_KEY=benchmaster \
         LEANCLOUD_APP_HOOK_KEY=benchhook "$BIN/functionhost" serve --host 127.0.0.1 --port "$port" \
         --functions ./functions "$@"
 }
 
+# A server left on a port (an interrupted run's) would answer in place of this run's.
+port_free() { ! curl -s -o /dev/null "http://127.0.0.1:$1/" || { echo "port $1 is in use: stop what listens there first"; exit 1; }; }
+port_free $BARE_PORT; port_free $HOST_PORT
 "$BIN/BareServer" $BARE_PORT >"$WORK/bare.log" 2>&1 &
 serve $HOST_PORT --data-dir "$WORK/data" >"$WORK/host.log" 2>&1 &
 

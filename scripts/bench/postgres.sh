@@ -1,4 +1,4 @@
-# Sourced by scripts/bench.sh (uses its run_wrk, serve, BIN, WORK and HOST_PORT): object create, an
+# Sourced by scripts/bench.sh (uses its run_wrk, serve, port_free, BIN, WORK and HOST_PORT): object create, an
 # indexed query and a function call on PostgreSQL, as ratios to the same on SQLite measured in the
 # same run; then two hosts on one PostgreSQL against one.
 PG_DIR="$WORK/pg"
@@ -7,6 +7,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true; bash scripts/postgres.sh stop "$PG_DI
 PG_A=18183
 PG_B=18184
 for port in $PG_A $PG_B; do
+    port_free $port
     serve $port --data-dir "$WORK/pg-data-$port" --database "$PG_URL" >"$WORK/pg-host-$port.log" 2>&1 &
     wait_for "http://127.0.0.1:$port/__engine/1/ping"
 done
