@@ -73,7 +73,7 @@ struct FunctionRoutes: Sendable {
         dataCaller.user = user
         let functionRequest = FunctionRequest(
             params: params, sessionToken: sessionToken, currentUser: user, isRPC: rpc,
-            remoteAddress: ClientAddress.of(request, context), isMaster: caller.isMaster,
+            remoteAddress: context.clientAddress, isMaster: caller.isMaster,
             environment: environment, variables: live.variables, taggedLogger: TaggedLogger(context.logger.recording(into: logs), tags: tags), deadline: .now + entry.options.timeout,
             data: DataClient(service: data, caller: dataCaller),
             functions: registry)

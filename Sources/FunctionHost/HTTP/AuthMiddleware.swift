@@ -7,7 +7,6 @@ import JSON
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = HostRequestContext
     let authenticator: Authenticator
-    let bodyLimits: BodyLimits
     /// Where session tokens are looked up.
     let data: DataService
     /// The origins web pages may call from; a page elsewhere is refused with the app key.
@@ -26,7 +25,6 @@ struct AuthMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
-        context.bodyLimit = bodyLimits.limit(forPath: request.uri.path)
         // The pages an email's link opens carry no keys: their token is the credential. So do
         // file URLs and token uploads.
         if Self.openPaths.contains(request.uri.path)
@@ -70,9 +68,9 @@ struct AuthMiddleware: RouterMiddleware {
         // `X-LC-Prod: 0` (or `false`) picks staging's functions. Its hooks guard writes only where
         // they can't reach production's data, or for the master key: on shared data a client
         // picking staging would otherwise pick which validation (none, an old one) its writes pass.
-        if let production = request.headers[.lcProd], production == "0" || production == "false" {
-            context.functionsEnvironment = .staging
-            if !stagingSharesData || caller.isMaster { caller.environment = .staging }
+        // (`RequestFactsMiddleware` read the header.)
+        if context.functionsEnvironment == .staging, !stagingSharesData || caller.isMaster {
+            caller.environment = .staging
         }
         // The session's user rides with the caller, so hooks fired by this request see it. An
         // unknown token is not refused here: functions with `fetchUser: false` take any token.

@@ -13,8 +13,8 @@ struct EngineRoutes: Sendable {
             }
         }
         router.get("/") { _, _ in JSONResponse(["status": "ok"]) }
-        for prefix in ["1", "1.1"] {
-            router.get(RouterPath("\(prefix)/date")) { _, _ in
+        for version in FunctionHostServer.apiVersions {
+            router.get(RouterPath("\(version)/date")) { _, _ in
                 JSONResponse(["__type": "Date", "iso": .string(ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds()))])
             }
         }
