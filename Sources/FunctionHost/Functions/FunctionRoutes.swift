@@ -21,9 +21,9 @@ struct FunctionRoutes: Sendable {
     /// Ends Swift functions that run past their deadline.
     let deadlines = DeadlineWatch()
 
-    func register(on group: RouterGroup<HostRequestContext>) {
-        group.get("functions/_ops/metadatas") { _, context in
-            guard context.caller.isMaster else { throw HostError.unauthorized }
+    /// Adds the calls to `group` and the functions' list to `masterOnly`, a master-only group.
+    func register(on group: RouterGroup<HostRequestContext>, masterOnly: RouterGroup<HostRequestContext>) {
+        masterOnly.get("functions/_ops/metadatas") { _, context in
             let registry = environments.current(context.functionsEnvironment).registry
             // Hooks are listed under LeanEngine's names (`__before_save_for_Todo`).
             let names = (registry.names + registry.hooks.functionNames).sorted()

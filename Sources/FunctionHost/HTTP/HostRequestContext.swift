@@ -25,8 +25,8 @@ public struct HostRequestContext: RequestContext {
     /// need the key even on a dialect's path or beside a stray dialect header.
     public var appIdInDialect = false
     /// Why the dialects' edge refused the request before it became a LeanCloud request (bad
-    /// JSON, an unknown route); `DialectRoutes` answers it once rate limits and authentication
-    /// have passed, so the edge's refusals are limited and authenticated as every answer is.
+    /// JSON, an unknown route); `UnmatchedRouteMiddleware` answers it once rate limits and
+    /// authentication have passed, so the edge's refusals are limited and authenticated as every answer is.
     var dialectRefusal: HostError?
     /// The largest body accepted; set for the route by `RequestFactsMiddleware`.
     public var bodyLimit: Int = 20 * 1024 * 1024

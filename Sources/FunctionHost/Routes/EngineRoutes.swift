@@ -13,10 +13,12 @@ struct EngineRoutes: Sendable {
             }
         }
         router.get("/") { _, _ in JSONResponse(["status": "ok"]) }
-        for version in FunctionHostServer.apiVersions {
-            router.get(RouterPath("\(version)/date")) { _, _ in
-                JSONResponse(["__type": "Date", "iso": .string(ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds()))])
-            }
+    }
+
+    /// The server clock (`date`), for the open group of each API version.
+    func registerClock(on group: RouterGroup<HostRequestContext>) {
+        group.get("date") { _, _ in
+            JSONResponse(["__type": "Date", "iso": .string(ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds()))])
         }
     }
 }
