@@ -34,16 +34,7 @@ import Testing
 
     /// Every route of a server built as `makeApplication` builds it, as `METHOD /path`.
     private static func routes() async throws -> [(method: HTTPRequest.Method, path: String)] {
-        let directory = try TestServer.makeDataDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var configuration = HostConfiguration(
-            host: "127.0.0.1", port: 0, dataDirectory: directory, functionsDirectory: directory, keys: TestServer.keys)
-        configuration.database = TestDatabase.location(for: directory)
-        let logger = Logger(label: "routes")
-        let databases = try await Databases.open(configuration, logger: logger)
-        let services = try await FunctionHostServer.makeServices(configuration: configuration, databases: databases, logger: logger)
-        let router = FunctionHostServer.makeRouter(configuration: configuration, services: services)
-        for pool in databases.pools { await pool.close() }
+        let router = try await OpenAPITests.serverRouter()
         return router.routes.map { (method: $0.method, path: "\($0.path)".hasPrefix("/") ? "\($0.path)" : "/\($0.path)") }
     }
 

@@ -28,6 +28,9 @@ public struct HostRequestContext: RequestContext {
     /// JSON, an unknown route); `UnmatchedRouteMiddleware` answers it once rate limits and
     /// authentication have passed, so the edge's refusals are limited and authenticated as every answer is.
     var dialectRefusal: HostError?
+    /// For a dialect request with a JSON body, the body the edge translated and the answer the
+    /// route gives, as values (`DialectHandoff`); nil for LeanCloud's requests.
+    var dialectHandoff: DialectHandoff?
     /// The largest body accepted; set for the route by `RequestFactsMiddleware`.
     public var bodyLimit: Int = 20 * 1024 * 1024
 
