@@ -58,13 +58,26 @@ enum ConsoleTimestamp {
         return text(parts)
     }
 
-    /// `parts` (a broken-down UTC time) as the line prints it.
+    /// `parts` (a broken-down UTC time, years 0 to 9999) as the line prints it: its 20 bytes
+    /// written in place.
     static func text(_ parts: tm) -> String {
-        func padded(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        String(unsafeUninitializedCapacity: 20) { bytes in
+            func put(_ value: Int32, width: Int, at offset: Int) {
+                var rest = value
+                for index in (offset..<offset + width).reversed() {
+                    bytes[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                    rest /= 10
+                }
+            }
+            put(parts.tm_year + 1900, width: 4, at: 0)
+            put(parts.tm_mon + 1, width: 2, at: 5)
+            put(parts.tm_mday, width: 2, at: 8)
+            put(parts.tm_hour, width: 2, at: 11)
+            put(parts.tm_min, width: 2, at: 14)
+            put(parts.tm_sec, width: 2, at: 17)
+            (bytes[4], bytes[7], bytes[10]) = (UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"))
+            (bytes[13], bytes[16], bytes[19]) = (UInt8(ascii: ":"), UInt8(ascii: ":"), UInt8(ascii: "Z"))
+            return 20
         }
-        return padded(parts.tm_year + 1900, 4) + "-" + padded(parts.tm_mon + 1, 2) + "-" + padded(parts.tm_mday, 2) + "T"
-            + padded(parts.tm_hour, 2) + ":" + padded(parts.tm_min, 2) + ":" + padded(parts.tm_sec, 2) + "Z"
     }
 }
