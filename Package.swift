@@ -118,11 +118,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The user's Swift cloud functions, compiled into the host.
+        // The user's Swift cloud functions, compiled into the host. They see the host's public
+        // API only: its `package` declarations are the host's own modules' business.
         .target(
             name: "Functions",
             dependencies: ["FunctionHost"],
             path: "functions/swift",
+            packageAccess: false,
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -156,37 +156,43 @@ public enum FunctionHostServer {
     static func makeAdminRouter(metrics: HostMetrics, environments: Environments) -> Router<HostRequestContext> {
         let router = Router(context: HostRequestContext.self)
         router.add(middleware: ErrorMiddleware())
-        MetricsRoutes(metrics: metrics, requiresMaster: false, gauges: { environments.poolGauges() }).register(on: router)
+        MetricsRoutes(metrics: metrics, gauges: { environments.poolGauges() }).register(on: router)
         return router
     }
+
+    /// The versions the API is served under, each with every route.
+    static let apiVersions = ["1", "1.1"]
 
     /// The router with every route and middleware.
     static func makeRouter(configuration: HostConfiguration, services: Services) -> Router<HostRequestContext> {
         let data = services.data
         let router = Router(context: HostRequestContext.self)
-        // Order matters: the client's address is known first; every request is logged and
-        // counted; CORS answers preflights first; errors are mapped for everything inside.
-        router.add(middleware: ClientAddressMiddleware(proxies: configuration.trustedProxies))
+        // Order matters: the request's facts (client address, environment, body limit) are read
+        // first; every request is logged and counted; CORS answers preflights first; errors are
+        // mapped for everything inside.
+        router.add(
+            middleware: RequestFactsMiddleware(
+                proxies: configuration.trustedProxies, bodyLimits: BodyLimits(largest: configuration.maxBodySize)))
         router.add(middleware: ObservingMiddleware(metrics: services.metrics))
         router.add(middleware: LeanCloudCORSMiddleware(origins: configuration.webOrigins))
         router.add(middleware: ErrorMiddleware())
         let limiter = RateLimiter(configuration.rateLimits)
         if limiter.limitsClients { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
-        router.add(
-            middleware: AuthMiddleware(
-                authenticator: Authenticator(
-                    keys: configuration.keys, signatureWindow: configuration.signatureWindow, now: configuration.clock),
-                bodyLimits: BodyLimits(largest: configuration.maxBodySize), data: data, webOrigins: configuration.webOrigins,
-                stagingSharesData: configuration.stagingDataDirectory == nil && configuration.stagingDatabase == nil))
-        router.add(middleware: ClientOriginMiddleware())
+        let authentication = AuthMiddleware(
+            authenticator: Authenticator(
+                keys: configuration.keys, signatureWindow: configuration.signatureWindow, now: configuration.clock),
+            data: data, webOrigins: configuration.webOrigins,
+            stagingSharesData: configuration.stagingDataDirectory == nil && configuration.stagingDatabase == nil)
+        router.add(middleware: UnmatchedRouteMiddleware(authentication: authentication))
+        // Where a route is registered says who may call it: the open routes here, everything
+        // else in an authenticated group, the operator's own routes in master-only groups inside
+        // it. `RouteAccessTests` checks the open list.
         EngineRoutes().register(on: router)
         OpenAPIRoutes(version: EngineRoutes.version).register(on: router)
-        MetricsRoutes(
-            metrics: services.metrics, requiresMaster: true, gauges: { [environments = services.deployer.environments] in
-                environments.poolGauges()
-            }
-        ).register(on: router)
         FileDownloads(files: services.files).register(on: router)
+        let authenticated = router.group().add(middleware: authentication)
+        MetricsRoutes(metrics: services.metrics) { [environments = services.deployer.environments] in environments.poolGauges() }
+            .register(on: authenticated.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
         var tokens = FileUploadTokens(files: services.files)
         // Upload tokens expire by the host's clock, as lockouts and codes do.
         tokens.now = configuration.clock
@@ -203,31 +209,42 @@ public enum FunctionHostServer {
         DialectRoutes(
             endpoint: endpoint, accounts: accounts, files: services.files,
             ownersMayDeleteFiles: configuration.ownersMayDeleteFiles
-        ).register(on: router)
-        for prefix in ["1", "1.1"] {
-            let group = router.group(RouterPath(prefix))
-            ObjectRoutes(endpoint: endpoint).register(on: group, prefix: prefix)
-            BatchRoutes(endpoint: endpoint, limiter: limiter, maxTime: configuration.batchTime).register(on: group, prefix: prefix)
-            BatchSaveRoutes(endpoint: endpoint, limiter: limiter).register(on: group, prefix: prefix)
-            UserRoutes(endpoint: endpoint, accounts: accounts).register(on: group, prefix: prefix)
-            VerificationRoutes(
-                verification: verification, accounts: accounts, gate: services.gate, publicURL: configuration.publicURL
-            ).register(on: group)
-            CaptchaRoutes(captchas: services.gate.captchas, publicURL: configuration.publicURL).register(on: group)
-            VerificationPages(verification: verification).register(on: group)
-            ClassAliasRoutes(endpoint: endpoint, path: "roles", className: "_Role").register(on: group, prefix: prefix)
-            ScanRoutes(data: data).register(on: group)
-            SchemaRoutes(data: data).register(on: group)
-            CloudQueryRoutes(data: data).register(on: group)
-            FunctionRoutes(
-                environments: services.deployer.environments, data: data, metrics: services.metrics, limiter: limiter,
-                logs: services.functionLogs)
-                .register(on: group)
-            DeployRoutes(deployer: services.deployer).register(on: group)
-            LogRoutes(logs: services.functionLogs).register(on: group)
-            HookRoutes(data: data, hookKey: configuration.keys.hookKey).register(on: group)
-            fileRoutes.register(on: group)
-        }
+        ).register(on: authenticated)
+        // The API's routes are built once and mounted under both versions: a route that needs
+        // the version its path named reads it from the request (`RequestOrigin`).
+        let api = RouteCollection(context: HostRequestContext.self)
+        // Open: the clock, and what carries its own credential (an email's token, a captcha's,
+        // an upload's; the platform's hook key).
+        let open = api.group()
+        EngineRoutes().registerClock(on: open)
+        VerificationPages(verification: verification).register(on: open)
+        let captchas = CaptchaRoutes(captchas: services.gate.captchas, publicURL: configuration.publicURL)
+        captchas.registerImage(on: open)
+        fileRoutes.registerUploads(on: open)
+        HookRoutes(data: data, hookKey: configuration.keys.hookKey)
+            .register(on: api.group().add(middleware: HookCallMiddleware(authentication: authentication)))
+        let group = api.group().add(middleware: authentication)
+        ObjectRoutes(endpoint: endpoint).register(on: group)
+        BatchRoutes(endpoint: endpoint, limiter: limiter, maxTime: configuration.batchTime).register(on: group)
+        BatchSaveRoutes(endpoint: endpoint, limiter: limiter).register(on: group)
+        UserRoutes(endpoint: endpoint, accounts: accounts).register(on: group)
+        VerificationRoutes(
+            verification: verification, accounts: accounts, gate: services.gate, publicURL: configuration.publicURL
+        ).register(on: group)
+        captchas.register(on: group)
+        ClassAliasRoutes(endpoint: endpoint, path: "roles", className: "_Role").register(on: group)
+        ScanRoutes(data: data).register(on: group)
+        SchemaRoutes(data: data).register(on: group)
+        CloudQueryRoutes(data: data).register(on: group)
+        FunctionRoutes(
+            environments: services.deployer.environments, data: data, metrics: services.metrics, limiter: limiter,
+            logs: services.functionLogs)
+            .register(on: group, masterOnly: group.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
+        DeployRoutes(deployer: services.deployer).register(on: group)
+        LogRoutes(logs: services.functionLogs)
+            .register(on: group.group().add(middleware: MasterOnlyMiddleware(refusal: LogRoutes.refusal)))
+        fileRoutes.register(on: group)
+        for version in Self.apiVersions { router.addRoutes(api, atPath: RouterPath(version)) }
         return router
     }
 }

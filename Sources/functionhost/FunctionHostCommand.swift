@@ -96,6 +96,9 @@ struct Serve: AsyncParsableCommand {
         let level = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
         let output = ConsoleOutput()
         LoggingSystem.bootstrap { label in ConsoleLogHandler(label: label, level: level, output: output) }
+        // Lines are written in batches by the output's own thread: what waits is written on the
+        // way out, the last requests' lines and a failed start's reason among them.
+        defer { output.close() }
         let logger = Logger(label: "functionhost")
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         let (keys, generated) = try AppKeys.resolve(

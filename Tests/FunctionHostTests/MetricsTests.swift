@@ -81,4 +81,19 @@ import Testing
             #expect(Self.sample(text, "functionhost_http_request_duration_seconds_count", #"route="/1.1/date""#) == 1, "\(text)")
         }
     }
+
+    @Test func aRequestLooksItsSeriesUpRatherThanMakingOne() {
+        let metrics = HostMetrics()
+        for _ in 0..<100 {
+            metrics.recordRequest(route: "/1.1/functions/{name}", method: "POST", status: 200, environment: "production", duration: .microseconds(50))
+        }
+        #expect(metrics.requestSeriesCount == 1)
+        for _ in 0..<3 {
+            metrics.recordRequest(route: "/1.1/functions/{name}", method: "POST", status: 500, environment: "production", duration: .microseconds(50))
+        }
+        #expect(metrics.requestSeriesCount == 2)
+        let text = String(decoding: metrics.render(gauges: []), as: UTF8.self)
+        #expect(Self.sample(text, "functionhost_http_request_duration_seconds_count", #"status="200""#) == 100)
+        #expect(Self.sample(text, "functionhost_http_server_errors_total", #"status="500""#) == 3)
+    }
 }

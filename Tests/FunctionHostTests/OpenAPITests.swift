@@ -23,7 +23,8 @@ import Testing
         return path
     }
 
-    @Test func everyRouteOfTheRouterIsInTheDocument() async throws {
+    /// The router a server builds (`FunctionHostServer.makeRouter`), over a fresh data directory.
+    static func serverRouter() async throws -> Router<HostRequestContext> {
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var configuration = HostConfiguration(
@@ -34,6 +35,11 @@ import Testing
         let services = try await FunctionHostServer.makeServices(configuration: configuration, databases: databases, logger: logger)
         let router = FunctionHostServer.makeRouter(configuration: configuration, services: services)
         for pool in databases.pools { await pool.close() }
+        return router
+    }
+
+    @Test func everyRouteOfTheRouterIsInTheDocument() async throws {
+        let router = try await Self.serverRouter()
 
         let document = OpenAPIDocument.build(version: "test")
         #expect(document["openapi"]?.stringValue?.hasPrefix("3.") == true)

@@ -39,9 +39,15 @@ struct DialectResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context
         } catch {
             return await refusal(error, of: request, headers: headers, signed: signed, context: context)
         }
+        // A JSON body goes to the route, and its JSON answer comes back, as values.
+        if case .unchanged = plan.body {} else {
+            if case .json(let json) = plan.body { context.dialectHandoff = DialectHandoff(body: json) } else {
+                context.dialectHandoff = DialectHandoff(body: nil)
+            }
+        }
         do {
             let response = try await inner.respond(to: translated, context: context)
-            return try await answer(response, plan.answer, signed: signed)
+            return try await answer(response, plan.answer, signed: signed, handoff: context.dialectHandoff)
         } catch {
             return Self.errorAnswer(error, signed: signed)
         }
@@ -116,11 +122,12 @@ struct DialectResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context
             headers[.contentLength] = String(upload.bytes.readableBytes)
             headers[.transferEncoding] = nil
             body = RequestBody(buffer: upload.bytes)
-        case .json(let json):
-            let bytes = ByteBuffer(bytes: json.jsonBytes)
+        case .json:
+            // The route takes the value from the context (`DialectHandoff`): no bytes to print
+            // here and parse there.
             headers[.contentType] = "application/json"
-            headers[.contentLength] = String(bytes.readableBytes)
-            body = RequestBody(buffer: bytes)
+            headers[.contentLength] = nil
+            body = RequestBody(buffer: ByteBuffer())
         case .empty:
             headers[.contentType] = nil
             headers[.contentLength] = nil
@@ -152,13 +159,22 @@ struct DialectResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context
     }
 
     /// The router's answer in the dialect's shape; answers that aren't JSON (file bytes) pass.
-    private func answer(_ response: Response, _ kind: DialectAnswer, signed: Bool) async throws -> Response {
+    /// The JSON is the value the answer was made from when the handoff kept it; only answers
+    /// made otherwise (a route's own `Response`) are read back from their bytes.
+    private func answer(
+        _ response: Response, _ kind: DialectAnswer, signed: Bool, handoff: DialectHandoff? = nil
+    ) async throws -> Response {
         guard response.headers[.contentType]?.hasPrefix("application/json") == true else { return response }
-        let collector = BodyCollector()
-        try await response.body.write(collector)
-        // The host's own answer, not a client's text: included objects may nest it deeper than a
-        // request may be, within the depth its building allowed (include depth, stored depth).
-        let json = (try? JSONValue(parsing: collector.buffer.readableBytesView, maxDepth: answerDepth)) ?? [:]
+        let json: JSONValue
+        if let kept = handoff?.answer {
+            json = kept
+        } else {
+            let collector = BodyCollector()
+            try await response.body.write(collector)
+            // The host's own answer, not a client's text: included objects may nest it deeper
+            // than a request may be, within the depth its building allowed.
+            json = (try? JSONValue(parsing: collector.buffer.readableBytesView, maxDepth: answerDepth)) ?? [:]
+        }
         let (status, body) = kind.translate(status: response.status, body: json, signed: signed)
         var headers = response.headers
         headers[.location] = nil

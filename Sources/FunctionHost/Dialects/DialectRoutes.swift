@@ -13,15 +13,14 @@ struct DialectRoutes: Sendable {
     /// Whether a file's owner may delete it without the master key (as for `DELETE /files/{id}`).
     let ownersMayDeleteFiles: Bool
 
-    /// Where `DialectResponder` sends a request it refused itself, for the router's rate limit
-    /// and authentication to pass before the refusal is answered.
+    /// Where `DialectResponder` sends a request it refused itself: a path no route serves, so
+    /// the router's rate limit and the authentication of unmatched requests
+    /// (`UnmatchedRouteMiddleware`) pass before the refusal is answered.
     static let refusalPath = "/2.0/edge-refusal"
 
-    func register(on router: Router<HostRequestContext>) {
-        let group = router.group("2.0")
-        group.post(RouterPath(String(Self.refusalPath.dropFirst("/2.0/".count)))) { _, context -> Response in
-            throw context.dialectRefusal ?? HostError(status: .notFound, code: 404, message: "Not found.")
-        }
+    /// Adds the routes under `/2.0` to `routes`, an authenticated group.
+    func register(on routes: some RouterMethods<HostRequestContext>) {
+        let group = routes.group("2.0")
         // `POST /2.0/updatePassword {"password","newPassword"}` with the session
         // (`DOC:AccountSystem.md:133-152`): LeanCloud's `PUT /users/{id}/updatePassword`.
         group.post("updatePassword") { request, context in

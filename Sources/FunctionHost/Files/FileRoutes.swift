@@ -62,6 +62,20 @@ struct FileRoutes: Sendable {
                 "createdAt": .string(ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())),
             ])
         }
+        group.post("fileCallback") { request, context in
+            var request = request
+            let body = try await request.jsonObject(context: context)
+            guard let token = body["token"]?.stringValue else {
+                throw DataAPIError(.badParameters, "fileCallback needs the upload's token.")
+            }
+            try await tokens.callback(token: token, succeeded: body["result"] != false)
+            return JSONResponse(.object([:]))
+        }
+    }
+
+    /// The token uploads, for a group outside the authenticated one: the token in the path is
+    /// the credential.
+    func registerUploads(on group: RouterGroup<HostRequestContext>) {
         group.put("fileUploads/:token") { request, context in
             let object = try await tokens.upload(
                 token: try context.parameters.require("token"), urls: .served(at: LinkBase.forFiles(publicURL: publicURL, context: context))
@@ -83,15 +97,6 @@ struct FileRoutes: Sendable {
             }
             // COS answers `code: 0`; the Objective-C qcloud uploader checks it.
             return JSONResponse(["code": 0, "objectId": .string(object.objectId)])
-        }
-        group.post("fileCallback") { request, context in
-            var request = request
-            let body = try await request.jsonObject(context: context)
-            guard let token = body["token"]?.stringValue else {
-                throw DataAPIError(.badParameters, "fileCallback needs the upload's token.")
-            }
-            try await tokens.callback(token: token, succeeded: body["result"] != false)
-            return JSONResponse(.object([:]))
         }
     }
 

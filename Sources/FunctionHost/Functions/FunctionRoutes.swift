@@ -21,9 +21,9 @@ struct FunctionRoutes: Sendable {
     /// Ends Swift functions that run past their deadline.
     let deadlines = DeadlineWatch()
 
-    func register(on group: RouterGroup<HostRequestContext>) {
-        group.get("functions/_ops/metadatas") { _, context in
-            guard context.caller.isMaster else { throw HostError.unauthorized }
+    /// Adds the calls to `group` and the functions' list to `masterOnly`, a master-only group.
+    func register(on group: RouterGroup<HostRequestContext>, masterOnly: RouterGroup<HostRequestContext>) {
+        masterOnly.get("functions/_ops/metadatas") { _, context in
             let registry = environments.current(context.functionsEnvironment).registry
             // Hooks are listed under LeanEngine's names (`__before_save_for_Todo`).
             let names = (registry.names + registry.hooks.functionNames).sorted()
@@ -73,7 +73,7 @@ struct FunctionRoutes: Sendable {
         dataCaller.user = user
         let functionRequest = FunctionRequest(
             params: params, sessionToken: sessionToken, currentUser: user, isRPC: rpc,
-            remoteAddress: ClientAddress.of(request, context), isMaster: caller.isMaster,
+            remoteAddress: context.clientAddress, isMaster: caller.isMaster,
             environment: environment, variables: live.variables, taggedLogger: TaggedLogger(context.logger.recording(into: logs), tags: tags), deadline: .now + entry.options.timeout,
             data: DataClient(service: data, caller: dataCaller),
             functions: registry)

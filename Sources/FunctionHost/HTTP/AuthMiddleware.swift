@@ -2,12 +2,12 @@ import DataAPI
 import Hummingbird
 import JSON
 
-/// Authenticates every request except the health check and the server clock, answering
-/// 401 `{"code":401,"error":"Unauthorized."}` to wrong or missing credentials.
+/// Authenticates a request, answering 401 `{"code":401,"error":"Unauthorized."}` to wrong or
+/// missing credentials. It stands at the head of the authenticated groups (`FunctionHostServer.
+/// makeRouter`): a route registered outside them is open, and `RouteAccessTests` holds the list.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = HostRequestContext
     let authenticator: Authenticator
-    let bodyLimits: BodyLimits
     /// Where session tokens are looked up.
     let data: DataService
     /// The origins web pages may call from; a page elsewhere is refused with the app key.
@@ -15,29 +15,10 @@ struct AuthMiddleware: RouterMiddleware {
     /// Whether staging reads and writes production's data (no `--staging-data-dir`).
     var stagingSharesData = true
 
-    static let openPaths: Set<String> = [
-        "/", "/__engine/1/ping", "/__engine/1.1/ping", "/1.1/date", "/1/date", "/openapi.json",
-    ]
-    /// Paths whose own token or key is their credential: email links, file URLs, token uploads.
-    static let openPrefixes =
-        VerificationPages.pathPrefixes + CaptchaRoutes.pathPrefixes + ["/files/", "/1.1/fileUploads/", "/1/fileUploads/"]
-
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
-        context.bodyLimit = bodyLimits.limit(forPath: request.uri.path)
-        // The pages an email's link opens carry no keys: their token is the credential. So do
-        // file URLs and token uploads.
-        if Self.openPaths.contains(request.uri.path)
-            || Self.openPrefixes.contains(where: { request.uri.path.hasPrefix($0) })
-        {
-            return try await next(request, context)
-        }
-        // Platform-style hook calls carry the hook key instead of app keys; their route checks it.
-        if request.headers[.lcHookKey] != nil, request.method == .post, Self.isHookPath(request.uri.path) {
-            return try await next(request, context)
-        }
         var request = request
         var credentials = Authenticator.credentials(from: request.headers)
         if credentials.appId == nil, request.headers[.contentType]?.hasPrefix("text/plain") == true {
@@ -70,9 +51,9 @@ struct AuthMiddleware: RouterMiddleware {
         // `X-LC-Prod: 0` (or `false`) picks staging's functions. Its hooks guard writes only where
         // they can't reach production's data, or for the master key: on shared data a client
         // picking staging would otherwise pick which validation (none, an old one) its writes pass.
-        if let production = request.headers[.lcProd], production == "0" || production == "false" {
-            context.functionsEnvironment = .staging
-            if !stagingSharesData || caller.isMaster { caller.environment = .staging }
+        // (`RequestFactsMiddleware` read the header.)
+        if context.functionsEnvironment == .staging, !stagingSharesData || caller.isMaster {
+            caller.environment = .staging
         }
         // The session's user rides with the caller, so hooks fired by this request see it. An
         // unknown token is not refused here: functions with `fetchUser: false` take any token.
@@ -99,12 +80,5 @@ struct AuthMiddleware: RouterMiddleware {
     static func sessionToken(of request: Request) -> String? {
         if let query = request.queryParameters["session_token"], !query.isEmpty { return String(query) }
         return request.headers.sessionToken
-    }
-
-    /// `/1.1/functions/{Class}/{hook}`: exactly the paths `HookRoutes` serves.
-    static func isHookPath(_ path: String) -> Bool {
-        let parts = path.split(separator: "/")
-        return parts.count == 4 && (parts[0] == "1.1" || parts[0] == "1") && parts[1] == "functions"
-            && HookRoutes.hook(String(parts[2]), String(parts[3])) != nil
     }
 }

@@ -7,11 +7,6 @@ import Hummingbird
 /// (`--trusted-proxies`); from any other peer they are whatever the client wrote, and a rate limit
 /// or `meta.remoteAddress` keyed on them would be the client's choice.
 enum ClientAddress {
-    /// The client of a request: what `ClientAddressMiddleware` found, else the connection's peer.
-    static func of(_ request: Request, _ context: HostRequestContext) -> String? {
-        context.clientAddress ?? context.remoteAddress
-    }
-
     /// The client behind `peer`. `X-Forwarded-For` is read from the right: each trusted proxy
     /// appends the address it was connected from, so the rightmost address no trusted proxy
     /// wrote is the client (what a client put at the left itself is skipped). A hop may carry
@@ -67,19 +62,5 @@ enum ClientAddress {
     private static func realIP(_ headers: HTTPFields) -> String? {
         guard let real = headers[.realIP]?.trimmingCharacters(in: .whitespaces), IPAddress(literal: real) != nil else { return nil }
         return real
-    }
-}
-
-/// Finds each request's client address once, before anything (the rate limit first) asks.
-struct ClientAddressMiddleware: RouterMiddleware {
-    typealias Context = HostRequestContext
-    let proxies: TrustedProxies
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        var context = context
-        context.clientAddress = ClientAddress.resolve(peer: context.remoteAddress, headers: request.headers, trusting: proxies)
-        return try await next(request, context)
     }
 }

@@ -12,11 +12,14 @@ struct ErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            if let mapped = HostError(mapping: error) {
-                return mapped.response
+            var mapped = HostError(mapping: error)
+            if mapped == nil {
+                context.logger.error("Unhandled error: \(String(describing: error))")
+                mapped = HostError(status: .internalServerError, code: 1, message: "Internal server error.")
             }
-            context.logger.error("Unhandled error: \(String(describing: error))")
-            return HostError(status: .internalServerError, code: 1, message: "Internal server error.").response
+            let answer = mapped!
+            context.dialectHandoff?.keep(answer: answer.json)
+            return answer.response
         }
     }
 }

@@ -86,9 +86,12 @@ public struct HostError: Error, Sendable {
         }
     }
 
+    /// The answer's JSON: LeanCloud's `{"code","error"}`.
+    var json: JSONValue { ["code": .int(Int64(code)), "error": .string(message)] }
+
     /// The JSON response.
     var response: Response {
-        var response = JSONResponse(status: status, ["code": .int(Int64(code)), "error": .string(message)]).response
+        var response = JSONResponse(status: status, json).response
         if let retryAfter { response.headers[.retryAfter] = String(retryAfter) }
         return response
     }

@@ -13,8 +13,8 @@ public struct HostRequestContext: RequestContext {
     /// middleware whether or not a user holds it: `users/me` answers 211 for one nobody holds,
     /// and functions with `fetchUser: false` take any.
     public var sessionToken: String?
-    /// The environment whose functions the request calls (`X-LC-Prod`), set by the auth
-    /// middleware. The hooks its writes run are the caller's `environment`, which differs on
+    /// The environment whose functions the request calls (`X-LC-Prod`), read once by
+    /// `RequestFactsMiddleware`; the log and the metrics count the request under it. The hooks its writes run are the caller's `environment`, which differs on
     /// shared data: a client's `X-LC-Prod: 0` calls staging's functions under production's hooks.
     public var functionsEnvironment = EnvironmentName.production
     /// The REST dialect the request speaks (LAS, MaxLeap), decided once by `DialectResponder`;
@@ -25,15 +25,20 @@ public struct HostRequestContext: RequestContext {
     /// need the key even on a dialect's path or beside a stray dialect header.
     public var appIdInDialect = false
     /// Why the dialects' edge refused the request before it became a LeanCloud request (bad
-    /// JSON, an unknown route); `DialectRoutes` answers it once rate limits and authentication
-    /// have passed, so the edge's refusals are limited and authenticated as every answer is.
+    /// JSON, an unknown route); `UnmatchedRouteMiddleware` answers it once rate limits and
+    /// authentication have passed, so the edge's refusals are limited and authenticated as every answer is.
     var dialectRefusal: HostError?
-    /// The largest body accepted; set from the configuration by the auth middleware.
+    /// For a dialect request with a JSON body, the body the edge translated and the answer the
+    /// route gives, as values (`DialectHandoff`); nil for LeanCloud's requests.
+    var dialectHandoff: DialectHandoff?
+    /// The largest body accepted; set for the route by `RequestFactsMiddleware`.
     public var bodyLimit: Int = 20 * 1024 * 1024
 
     /// The peer's IP address, as the connection reports it.
     public var remoteAddress: String?
-    /// The client's address: the peer, or what a trusted proxy says (`ClientAddressMiddleware`).
+    /// The client's address: the peer, or what a trusted proxy says (`RequestFactsMiddleware`).
+    /// The one place it is kept: rate limits, send limits (signup messages deep inside a create
+    /// among them) and functions' `meta.remoteAddress` all read it from here.
     public var clientAddress: String?
     /// The socket address this connection reached the server at.
     private var localAddress: SocketAddress?
@@ -50,6 +55,7 @@ public struct HostRequestContext: RequestContext {
     public init(source: Source) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress?.ipAddress
+        clientAddress = remoteAddress
         localAddress = source.channel.localAddress
     }
 

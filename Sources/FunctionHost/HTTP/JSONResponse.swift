@@ -28,6 +28,8 @@ public struct JSONResponse: ResponseGenerator, Sendable {
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        response
+        // The dialects' edge reshapes this answer from the value, not from the bytes.
+        (context as? HostRequestContext)?.dialectHandoff?.keep(answer: body)
+        return response
     }
 }

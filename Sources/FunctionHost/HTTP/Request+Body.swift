@@ -15,8 +15,10 @@ extension Request {
         return members
     }
 
-    /// The body as JSON, or nil when it is empty.
+    /// The body as JSON, or nil when it is empty. A dialect request's body was parsed and
+    /// translated at the edge: it is that value, not parsed again.
     mutating func json(context: HostRequestContext) async throws -> JSONValue? {
+        if let handoff = context.dialectHandoff { return handoff.body }
         let buffer = try await collectBody(upTo: context.bodyLimit)
         if buffer.readableBytes == 0 { return nil }
         return try JSONValue(parsing: buffer.readableBytesView)

@@ -66,7 +66,7 @@ struct RateLimitMiddleware: RouterMiddleware {
     ) async throws -> Response {
         // The health check answers a load balancer, whatever its rate.
         if !request.uri.path.hasPrefix("/__engine/") {
-            try limiter.admit(client: ClientAddress.of(request, context) ?? "unknown")
+            try limiter.admit(client: context.clientAddress ?? "unknown")
         }
         return try await next(request, context)
     }

@@ -8,11 +8,12 @@ import JSON
 struct LogRoutes: Sendable {
     let logs: FunctionLogs
 
+    /// What a caller without the master key is answered: the routes stand in a master-only group.
+    static let refusal = HostError(status: .unauthorized, code: 401, message: "Reading logs needs the master key.")
+
+    /// Adds the routes to a master-only group (`MasterOnlyMiddleware(refusal: Self.refusal)`).
     func register(on group: RouterGroup<HostRequestContext>) {
-        group.get("engine/logs") { request, context in
-            guard context.caller.isMaster else {
-                throw HostError(status: .unauthorized, code: 401, message: "Reading logs needs the master key.")
-            }
+        group.get("engine/logs") { request, _ in
             let parameters = request.queryParameters
             let environment = parameters["environment"] ?? "production"
             guard EnvironmentName(rawValue: environment) != nil else {

@@ -14,6 +14,8 @@ enum RedactedPath {
     /// The path with every secret segment replaced (the rest kept, so the log still tells which
     /// route was asked for).
     static func of(_ path: String) -> String {
+        // Most paths hold no secret: told without splitting them (every request's line asks).
+        guard mayHoldSecret(path) else { return path }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         // ["", "1.1", "resetPassword", token, ...] or ["", "files", key, name?]
         let secretIndex: Int
@@ -28,5 +30,14 @@ enum RedactedPath {
         var redacted = segments
         redacted[secretIndex] = "***"
         return redacted.joined(separator: "/")
+    }
+
+    /// Whether `path` is a file URL or names a secret-bearing route after its version.
+    private static func mayHoldSecret(_ path: String) -> Bool {
+        if path.hasPrefix("/files/") { return true }
+        for version in ["/1.1/", "/1/"] where path.hasPrefix(version) {
+            return secretAfter.contains(path.dropFirst(version.count).prefix { $0 != "/" })
+        }
+        return false
     }
 }

@@ -11,18 +11,14 @@ struct MessageGate: Sendable {
     let captchas: Captchas
     let protection: MessageProtection
 
-    /// The address of the client whose request is being served, set for every request by
-    /// `ClientOriginMiddleware`: messages can go out from deep inside a request (a signup), where
-    /// the request itself is out of reach.
-    @TaskLocal static var client: String?
-
-    /// Runs `send` (which sends one `channel` message, or fails) if the caller may.
+    /// Runs `send` (which sends one `channel` message, or fails) if the caller, from the address
+    /// `client`, may.
     ///
     /// - Throws: 608 for an SMS without the `validate_token` the server requires, or with a
     ///   wrong one; 601 (HTTP 429) past a send limit. A `send` that fails before sending gives its
     ///   room back; one that fails to deliver (602) keeps it, as the provider may have sent.
     func send<Value: Sendable>(
-        _ channel: OutgoingMessage.Channel, body: [String: JSONValue], caller: Caller,
+        _ channel: OutgoingMessage.Channel, body: [String: JSONValue], caller: Caller, client: String?,
         _ send: () async throws -> Value
     ) async throws -> Value {
         if caller.isMaster { return try await send() }
@@ -33,7 +29,7 @@ struct MessageGate: Sendable {
                 throw DataAPIError(.captchaInvalid, "This request needs a validate_token from verifyCaptcha.")
             }
         }
-        let ticket = try await counter.take(channel, client: Self.client)
+        let ticket = try await counter.take(channel, client: client)
         do {
             return try await send()
         } catch let error as DataAPIError where error.code == .messageNotSent {
@@ -45,9 +41,9 @@ struct MessageGate: Sendable {
     }
 
     /// The messages a new user is sent (`UserVerification.sendSignupMessages`), counted like any
-    /// other: a signup flood can't send more than the windows allow.
+    /// other: a signup flood from `client` can't send more than the windows allow.
     func sendSignupMessages(
-        to user: StoredObject, verification: UserVerification, linkBase: String?, caller: Caller
+        to user: StoredObject, verification: UserVerification, linkBase: String?, caller: Caller, client: String?
     ) async throws {
         var channels: [OutgoingMessage.Channel] = []
         let settings = verification.settings
@@ -60,7 +56,7 @@ struct MessageGate: Sendable {
         guard !caller.isMaster else { return try await verification.sendSignupMessages(to: user, linkBase: linkBase) }
         var tickets: [SendCounter.Ticket] = []
         do {
-            for channel in channels { tickets.append(try await counter.take(channel, client: Self.client)) }
+            for channel in channels { tickets.append(try await counter.take(channel, client: client)) }
             try await verification.sendSignupMessages(to: user, linkBase: linkBase)
         } catch let error as DataAPIError where error.code == .messageNotSent {
             throw error
@@ -75,18 +71,5 @@ struct MessageGate: Sendable {
         try protection.checkSMSText(
             name: body["name"]?.stringValue, operation: body["op"]?.stringValue, template: body["template"]?.stringValue,
             appName: appName)
-    }
-}
-
-/// Makes each request's client address known to `MessageGate` (as `MessageGate.client`).
-struct ClientOriginMiddleware: RouterMiddleware {
-    typealias Context = HostRequestContext
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        try await MessageGate.$client.withValue(ClientAddress.of(request, context)) {
-            try await next(request, context)
-        }
     }
 }

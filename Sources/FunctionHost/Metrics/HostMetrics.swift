@@ -29,44 +29,62 @@ public final class HostMetrics: Sendable {
     }
 
     /// One HTTP request: its route (the pattern, not the path, so ids don't multiply the
-    /// series), method, status and environment.
+    /// series), method, status and environment. The labels are built once per series, when it
+    /// is first seen; a request only looks its series up.
     func recordRequest(route: String, method: String, status: Int, environment: String, duration: Duration) {
-        let key = RequestKey(route: route, method: method, status: status, environment: environment)
-        timer(for: key) {
-            [("route", route), ("method", method), ("status", String(status)), ("environment", environment)]
-        }.record(duration: duration)
-        if status >= 500 {
-            let dimensions = [("route", route), ("method", method), ("status", String(status)), ("environment", environment)]
-            Counter(label: "functionhost_http_server_errors_total", dimensions: dimensions, factory: factory).increment()
-        }
+        let key = SeriesKey(name: route, kind: method, status: status, environment: environment)
+        let series = requests.withLock { $0[key] } ?? newRequestSeries(key)
+        series.timer.record(duration: duration)
+        series.errors?.increment()
     }
 
     /// One call of a cloud function; `outcome` is `ok`, `error` (it threw for its caller),
     /// `failure` (it crashed) or `timeout`.
     func recordFunction(name: String, environment: String, outcome: String, duration: Duration) {
-        let key = RequestKey(route: name, method: outcome, status: -1, environment: environment)
-        timer(for: key) { [("function", name), ("environment", environment), ("outcome", outcome)] }
-            .record(duration: duration)
+        let key = SeriesKey(name: name, kind: outcome, status: 0, environment: environment)
+        let timer =
+            functions.withLock { $0[key] }
+            ?? {
+                let timer = Timer(
+                    label: "functionhost_function_duration_seconds",
+                    dimensions: [("function", name), ("environment", environment), ("outcome", outcome)], factory: factory)
+                functions.withLock { $0[key] = timer }
+                return timer
+            }()
+        timer.record(duration: duration)
     }
 
-    /// The labels of a request timer, or (status -1) of a function timer: a cheap key to find
-    /// the timer again, where building the labels and asking the registry cost a request about
-    /// a microsecond.
-    private struct RequestKey: Hashable {
-        var route: String
-        var method: String
+    /// The labels of a request's series (route, method, status, environment) or of a
+    /// function's (name, outcome, environment): strings the request already holds, hashed to find
+    /// the series again.
+    private struct SeriesKey: Hashable {
+        var name: String
+        var kind: String
         var status: Int
         var environment: String
     }
 
-    private let timers = Mutex<[RequestKey: Timer]>([:])
+    /// What one kind of request is counted in: its latency, and for a 5xx the error count.
+    private struct RequestSeries {
+        let timer: Timer
+        let errors: CoreMetrics.Counter?
+    }
 
-    private func timer(for key: RequestKey, dimensions: () -> [(String, String)]) -> Timer {
-        if let timer = timers.withLock({ $0[key] }) { return timer }
-        let label = key.status < 0 ? "functionhost_function_duration_seconds" : "functionhost_http_request_duration_seconds"
-        let timer = Timer(label: label, dimensions: dimensions(), factory: factory)
-        timers.withLock { $0[key] = timer }
-        return timer
+    private let requests = Mutex<[SeriesKey: RequestSeries]>([:])
+    private let functions = Mutex<[SeriesKey: Timer]>([:])
+
+    /// How many request series have been made: one per route, method, status and environment
+    /// seen, however many requests each counted.
+    var requestSeriesCount: Int { requests.withLock { $0.count } }
+
+    private func newRequestSeries(_ key: SeriesKey) -> RequestSeries {
+        let dimensions = [("route", key.name), ("method", key.kind), ("status", String(key.status)), ("environment", key.environment)]
+        let series = RequestSeries(
+            timer: Timer(label: "functionhost_http_request_duration_seconds", dimensions: dimensions, factory: factory),
+            errors: key.status >= 500
+                ? Counter(label: "functionhost_http_server_errors_total", dimensions: dimensions, factory: factory) : nil)
+        requests.withLock { $0[key] = series }
+        return series
     }
 
     /// One run of a hook.

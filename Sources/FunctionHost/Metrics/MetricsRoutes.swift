@@ -5,15 +5,12 @@ import NIOCore
 /// admin port (`--admin-port`) it needs none, as that port is for the operator's network only.
 struct MetricsRoutes: Sendable {
     let metrics: HostMetrics
-    let requiresMaster: Bool
     /// The values read at each scrape.
     let gauges: @Sendable () -> [HostMetrics.Gauge]
 
-    func register(on router: Router<HostRequestContext>) {
-        router.get("metrics") { _, context in
-            if requiresMaster, !context.caller.isMaster {
-                throw HostError.unauthorized
-            }
+    /// Adds `/metrics` to `routes`: a master-only group on the main port, the admin router as is.
+    func register(on routes: some RouterMethods<HostRequestContext>) {
+        routes.get("metrics") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
             return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: metrics.render(gauges: gauges()))))

@@ -5,8 +5,8 @@ import Logging
 /// One log line and one metrics record per request, once its answer is ready: request id (from
 /// Hummingbird's logger), method, route, status, duration and environment.
 ///
-/// The outermost middleware, so 401s and preflights are counted too. It reads the environment
-/// from `X-LC-Prod` itself: the caller the auth middleware establishes is not visible out here.
+/// Outside every middleware but `RequestFactsMiddleware`, so 401s and preflights are counted too,
+/// under the environment that one read from `X-LC-Prod`.
 struct ObservingMiddleware: RouterMiddleware {
     typealias Context = HostRequestContext
     let metrics: HostMetrics
@@ -15,7 +15,7 @@ struct ObservingMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         let start = ContinuousClock.now
-        let environment = Self.environment(of: request)
+        let environment = context.functionsEnvironment.rawValue
         do {
             let response = try await next(request, context)
             // Recorded when the answer is ready, not when it is written: wrapping the body to see
@@ -43,12 +43,6 @@ struct ObservingMiddleware: RouterMiddleware {
                 "status": .stringConvertible(status), "ms": .string(Self.milliseconds(duration)),
                 "environment": .string(environment),
             ])
-    }
-
-    /// `X-LC-Prod: 0` (or `false`) is staging, as the auth middleware reads it.
-    static func environment(of request: Request) -> String {
-        let production = request.headers[.lcProd]
-        return production == "0" || production == "false" ? "staging" : "production"
     }
 
     private static func milliseconds(_ duration: Duration) -> String {

@@ -16,12 +16,13 @@ struct BatchRoutes: Sendable {
     /// What an item not started within `maxTime` answers.
     static let outOfTime = DataAPIError(.requestTimeout, "The batch ran past its time budget: this request was not run.")
 
-    func register(on group: RouterGroup<HostRequestContext>, prefix: String) {
+    func register(on group: RouterGroup<HostRequestContext>) {
         group.post("batch") { request, context in
             var request = request
             let requests = try Self.requests(
-                in: try await request.jsonObject(context: context), limiter: limiter, client: ClientAddress.of(request, context))
+                in: try await request.jsonObject(context: context), limiter: limiter, client: context.clientAddress)
             let caller = context.caller
+            let origin = RequestOrigin(request, context)
             // A dialect's batch (`DialectBatch`) answers each delete with how many objects it deleted.
             let countsDeletes = context.dialect != nil
             // One answer budget for every item: 500 reads share what one answer may carry.
@@ -32,7 +33,7 @@ struct BatchRoutes: Sendable {
                 for entry in requests {
                     do {
                         guard ContinuousClock.now < deadline else { throw Self.outOfTime }
-                        let response = try await perform(entry, caller: caller, prefix: prefix, countsDeletes: countsDeletes)
+                        let response = try await perform(entry, caller: caller, origin: origin, countsDeletes: countsDeletes)
                         results.append(["success": response.body])
                     } catch {
                         let mapped = HostError(mapping: error)
@@ -64,7 +65,7 @@ struct BatchRoutes: Sendable {
         return requests
     }
 
-    private func perform(_ entry: JSONValue, caller: Caller, prefix: String, countsDeletes: Bool) async throws -> JSONResponse {
+    private func perform(_ entry: JSONValue, caller: Caller, origin: RequestOrigin, countsDeletes: Bool) async throws -> JSONResponse {
         guard case .string(let method)? = entry["method"], case .string(let rawPath)? = entry["path"] else {
             throw DataAPIError(.malformedJSON, "Each batch request needs a method and a path.")
         }
@@ -76,7 +77,7 @@ struct BatchRoutes: Sendable {
         }
         switch (method.uppercased(), segments.count) {
         case ("POST", 2):
-            return try await endpoint.create(segments[1], body: body, parameters: allParameters, caller: caller, prefix: prefix)
+            return try await endpoint.create(segments[1], body: body, parameters: allParameters, caller: caller, origin: origin)
         case ("GET", 2):
             return try await endpoint.find(segments[1], parameters: allParameters, caller: caller)
         case ("GET", 3):

@@ -88,7 +88,7 @@ struct BatchSavePlan: Sendable {
     /// The first failure ends the call with its error; the items before it stay written (each
     /// item is its own transaction, with hooks around it, as in `/batch`).
     func run(
-        endpoint: ObjectEndpoint, caller: Caller, prefix: String
+        endpoint: ObjectEndpoint, caller: Caller, origin: RequestOrigin
     ) async throws -> [String: JSONValue] {
         var objectIds: [String: String] = [:]
         var answers: [String: [String: JSONValue]] = [:]
@@ -103,7 +103,7 @@ struct BatchSavePlan: Sendable {
             switch action {
             case .create:
                 answer = try await endpoint.create(
-                    item.className, body: body, parameters: item.parameters, caller: caller, prefix: prefix
+                    item.className, body: body, parameters: item.parameters, caller: caller, origin: origin
                 ).body.objectValue ?? [:]
                 guard let id = answer["objectId"]?.stringValue else { throw Self.lostTrack(of: "a new object's id") }
                 objectIds[item.internalId] = id

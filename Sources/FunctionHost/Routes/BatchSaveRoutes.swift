@@ -14,15 +14,15 @@ struct BatchSaveRoutes: Sendable {
     let limiter: RateLimiter
 
     /// Adds `POST batch/save` to a version group (`/1.1`, `/1`).
-    func register(on group: RouterGroup<HostRequestContext>, prefix: String) {
+    func register(on group: RouterGroup<HostRequestContext>) {
         group.post("batch/save") { request, context in
             var request = request
             let entries = try BatchRoutes.requests(
-                in: try await request.jsonObject(context: context), limiter: limiter, client: ClientAddress.of(request, context))
+                in: try await request.jsonObject(context: context), limiter: limiter, client: context.clientAddress)
             let plan = try BatchSavePlan(entries.enumerated().map { try BatchSaveItem($1, index: $0) })
             // Everything that can be refused without running a hook is, before the first write.
             try await plan.preflight(data: endpoint.data, caller: context.caller)
-            let answers = try await plan.run(endpoint: endpoint, caller: context.caller, prefix: prefix)
+            let answers = try await plan.run(endpoint: endpoint, caller: context.caller, origin: RequestOrigin(request, context))
             return JSONResponse(.object(answers))
         }
     }

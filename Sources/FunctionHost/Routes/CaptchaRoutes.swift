@@ -11,9 +11,6 @@ struct CaptchaRoutes: Sendable {
     /// The address image URLs start with; nil takes the server's own, as file URLs do.
     let publicURL: String?
 
-    /// The image paths: the auth middleware lets them through, the token being the credential.
-    static let pathPrefixes = ["/1.1/captchaImage", "/1/captchaImage"]
-
     func register(on group: RouterGroup<HostRequestContext>) {
         group.get("requestCaptcha") { request, context in
             let parameters = request.uri.queryParameters
@@ -39,6 +36,11 @@ struct CaptchaRoutes: Sendable {
                 code: body["captcha_code"]?.stringValue ?? "", token: body["captcha_token"]?.stringValue ?? "")
             return JSONResponse(["validate_token": .string(token)])
         }
+    }
+
+    /// The image (`captchaImage?token=`), for a group outside the authenticated one: an `<img>`
+    /// sends no keys, and the token is the credential.
+    func registerImage(on group: RouterGroup<HostRequestContext>) {
         group.get("captchaImage") { request, _ in
             guard let token = request.uri.queryParameters["token"].map(String.init),
                 let png = try await captchas.image(token: token)

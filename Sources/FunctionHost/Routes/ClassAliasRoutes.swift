@@ -10,13 +10,13 @@ struct ClassAliasRoutes: Sendable {
     /// The class it stands for (`_User`).
     let className: String
 
-    func register(on group: RouterGroup<HostRequestContext>, prefix: String) {
+    func register(on group: RouterGroup<HostRequestContext>) {
         let one = RouterPath(path + "/:objectId")
         group.post(RouterPath(path)) { request, context in
             var request = request
             let body = try await request.jsonObject(context: context)
             return try await endpoint.create(
-                className, body: body, parameters: request.queryParameters, caller: context.caller, prefix: prefix)
+                className, body: body, parameters: request.queryParameters, caller: context.caller, origin: RequestOrigin(request, context))
         }
         group.get(RouterPath(path)) { request, context in
             try await endpoint.find(className, parameters: request.queryParameters, caller: context.caller)

@@ -13,10 +13,12 @@ struct EngineRoutes: Sendable {
             }
         }
         router.get("/") { _, _ in JSONResponse(["status": "ok"]) }
-        for prefix in ["1", "1.1"] {
-            router.get(RouterPath("\(prefix)/date")) { _, _ in
-                JSONResponse(["__type": "Date", "iso": .string(ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds()))])
-            }
+    }
+
+    /// The server clock (`date`), for the open group of each API version.
+    func registerClock(on group: RouterGroup<HostRequestContext>) {
+        group.get("date") { _, _ in
+            JSONResponse(["__type": "Date", "iso": .string(ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds()))])
         }
     }
 }

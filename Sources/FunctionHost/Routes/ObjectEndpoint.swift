@@ -30,7 +30,7 @@ struct ObjectEndpoint: Sendable {
     }
 
     func create(
-        _ className: String, body: [String: JSONValue], parameters: [String: String], caller: Caller, prefix: String
+        _ className: String, body: [String: JSONValue], parameters: [String: String], caller: Caller, origin: RequestOrigin
     ) async throws -> JSONResponse {
         var body = body
         let fetchWhenSave = Self.fetchWhenSave(&body, parameters)
@@ -53,7 +53,8 @@ struct ObjectEndpoint: Sendable {
         if className == "_User" {
             do {
                 if let gate {
-                    try await gate.sendSignupMessages(to: object, verification: verification, linkBase: publicURL, caller: caller)
+                    try await gate.sendSignupMessages(
+                        to: object, verification: verification, linkBase: publicURL, caller: caller, client: origin.client)
                 } else {
                     try await verification.sendSignupMessages(to: object, linkBase: publicURL)
                 }
@@ -63,7 +64,7 @@ struct ObjectEndpoint: Sendable {
             }
         }
         var headers: HTTPFields = [:]
-        headers[.location] = "/\(prefix)/classes/\(className)/\(object.objectId)"
+        headers[.location] = "/\(origin.apiVersion)/classes/\(className)/\(object.objectId)"
         var json: [String: JSONValue] = ["objectId": .string(object.objectId), "createdAt": .string(object.createdAt)]
         // A signup answers with the new user's session, as LeanCloud's does.
         if className == "_User" { json["sessionToken"] = object.fields["sessionToken"] }

@@ -9,7 +9,7 @@ import JSON
 struct ObjectRoutes: Sendable {
     let endpoint: ObjectEndpoint
 
-    func register(on group: RouterGroup<HostRequestContext>, prefix: String) {
+    func register(on group: RouterGroup<HostRequestContext>) {
         group.post("classes/:className") { request, context in
             var request = request
             var body = try await request.jsonObject(context: context)
@@ -20,7 +20,7 @@ struct ObjectRoutes: Sendable {
                     className, parameters: Self.parameters(from: body, merging: request.queryParameters), caller: caller)
             }
             return try await endpoint.create(
-                className, body: body, parameters: request.queryParameters, caller: caller, prefix: prefix)
+                className, body: body, parameters: request.queryParameters, caller: caller, origin: RequestOrigin(request, context))
         }
         group.get("classes/:className") { request, context in
             try await endpoint.find(

@@ -8,14 +8,14 @@ struct UserRoutes: Sendable {
     let endpoint: ObjectEndpoint
     let accounts: UserAccounts
 
-    func register(on group: RouterGroup<HostRequestContext>, prefix: String) {
-        ClassAliasRoutes(endpoint: endpoint, path: "users", className: "_User").register(on: group, prefix: prefix)
+    func register(on group: RouterGroup<HostRequestContext>) {
+        ClassAliasRoutes(endpoint: endpoint, path: "users", className: "_User").register(on: group)
         for path in ["login", "users/login"] {
             group.post(RouterPath(path)) { request, context in
                 var request = request
                 let body = try await request.jsonObject(context: context)
                 return JSONResponse(
-                    try await accounts.logIn(body, caller: context.caller, client: ClientAddress.of(request, context)))
+                    try await accounts.logIn(body, caller: context.caller, client: context.clientAddress))
             }
         }
         group.get("users/me") { _, context in

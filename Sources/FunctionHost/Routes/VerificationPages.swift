@@ -6,12 +6,10 @@ import NIOCore
 
 /// The pages the links in emails open, which a person sees in a browser, with no app keys:
 /// `GET /1.1/emailVerify/{token}` verifies the address; `GET /1.1/resetPassword/{token}` shows a
-/// form whose `POST` (a form, or JSON `{"password"}`) sets the new password.
+/// form whose `POST` (a form, or JSON `{"password"}`) sets the new password. Registered outside
+/// the authenticated group: the token is the credential.
 struct VerificationPages: Sendable {
     let verification: UserVerification
-
-    /// The path prefixes these pages live under: the auth middleware lets them through.
-    static let pathPrefixes = ["/1.1/emailVerify/", "/1/emailVerify/", "/1.1/resetPassword/", "/1/resetPassword/"]
 
     func register(on group: RouterGroup<HostRequestContext>) {
         group.get("emailVerify/:token") { _, context in

@@ -29,7 +29,7 @@ struct VerificationRoutes: Sendable {
         route(group, "verifyMobilePhone/:code") { body, request, context in
             try await verification.verifyMobilePhone(
                 code: try context.parameters.require("code"), phone: body["mobilePhoneNumber"]?.stringValue,
-                caller: context.caller, client: ClientAddress.of(request, context))
+                caller: context.caller, client: context.clientAddress)
         }
         route(group, "requestPasswordResetBySmsCode", sends: .sms) { body, _, _ in
             try await verification.requestPasswordResetBySmsCode(Self.text(body, "mobilePhoneNumber"))
@@ -38,7 +38,7 @@ struct VerificationRoutes: Sendable {
             route(group, "resetPasswordBySmsCode/:code", method: method) { body, request, context in
                 try await verification.resetPasswordBySmsCode(
                     code: try context.parameters.require("code"), phone: Self.text(body, "mobilePhoneNumber"),
-                    password: Self.text(body, "password"), caller: context.caller, client: ClientAddress.of(request, context))
+                    password: Self.text(body, "password"), caller: context.caller, client: context.clientAddress)
             }
         }
         route(group, "requestLoginSmsCode", sends: .sms) { body, _, _ in
@@ -53,7 +53,7 @@ struct VerificationRoutes: Sendable {
         route(group, "verifySmsCode/:code") { body, request, context in
             try await verification.verifySmsCode(
                 code: try context.parameters.require("code"), phone: Self.text(body, "mobilePhoneNumber"),
-                client: ClientAddress.of(request, context))
+                client: context.clientAddress)
         }
         route(group, "requestChangePhoneNumber", sends: .sms) { body, _, context in
             try await verification.requestChangePhoneNumber(
@@ -62,14 +62,14 @@ struct VerificationRoutes: Sendable {
         route(group, "changePhoneNumber") { body, request, context in
             try await verification.changePhoneNumber(
                 Self.text(body, "mobilePhoneNumber"), code: Self.text(body, "code"), caller: context.caller,
-                client: ClientAddress.of(request, context))
+                client: context.clientAddress)
         }
         group.post("usersByMobilePhone") { request, context in
             var request = request
             let body = try await request.jsonObject(context: context)
             let (user, created) = try await accounts.signUpOrLogIn(
                 phone: Self.text(body, "mobilePhoneNumber"), smsCode: Self.text(body, "smsCode"),
-                password: body["password"]?.stringValue, caller: context.caller, client: ClientAddress.of(request, context))
+                password: body["password"]?.stringValue, caller: context.caller, client: context.clientAddress)
             return JSONResponse(status: created ? .created : .ok, user)
         }
     }
@@ -85,7 +85,7 @@ struct VerificationRoutes: Sendable {
             var request = request
             let body = try await request.jsonObject(context: context)
             if let channel {
-                try await gate.send(channel, body: body, caller: context.caller) { try await action(body, request, context) }
+                try await gate.send(channel, body: body, caller: context.caller, client: context.clientAddress) { try await action(body, request, context) }
             } else {
                 try await action(body, request, context)
             }

@@ -29,9 +29,5 @@ extension OpenAPIDocument {
             "get", "/2.0/files", prefixed: false, tag: "Dialects",
             "LAS: the metadata of the file named by X-LAS-Fid (or X-ML-Fid), or of every file.",
             answer: ["type": "array", "items": ["type": "object"]]),
-        APIOperation(
-            "post", "/2.0/edge-refusal", prefixed: false, tag: "Dialects",
-            "Internal: answers a refusal the dialect edge decided, after the rate limit and the key check; "
-                + "404 for any request the edge did not mark.", answer: nil),
     ]
 }
