@@ -24,20 +24,19 @@ extension SQLiteStorage {
     }
 
     public func update(
-        _ className: String, id: String, changes: ObjectChanges, condition: QueryPredicate?
+        _ className: String, id: String, changes: ObjectChanges, condition: QueryPredicate?, check: RowCheck?
     ) async throws -> StoredObject {
         let (object, newFields) = try await write { db -> (StoredObject, [String: FieldType]) in
             guard let entry = try self.entry(className, db) else {
                 throw DataAPIError(.objectNotFound, "Object not found.")
             }
-            guard let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT id, created_at, updated_at, doc FROM \"\(entry.table)\" WHERE id = ?"),
-                arguments: [id])
-            else { throw DataAPIError(.objectNotFound, "Object not found.") }
+            guard var object = try self.row(id, of: className, entry, db) else {
+                throw DataAPIError(.objectNotFound, "Object not found.")
+            }
+            try check?(object)
             if let condition {
                 try self.check(condition, id: id, className: className, entry: entry, db)
             }
-            var object = try Self.decodeObject(row, className: className)
             let write = try ObjectWrite(current: object.fields, changes: changes) {
                 self.fieldType(className, $0, entry, db)
             }
@@ -53,12 +52,13 @@ extension SQLiteStorage {
         return object
     }
 
-    public func delete(_ className: String, id: String, condition: QueryPredicate?) async throws {
+    public func delete(_ className: String, id: String, condition: QueryPredicate?, check: RowCheck?) async throws {
         try await write { db in
             guard let entry = try self.entry(className, db) else {
                 if condition != nil { throw DataAPIError.noEffect }
                 return
             }
+            if let check, let object = try self.row(id, of: className, entry, db) { try check(object) }
             if let condition { try self.check(condition, id: id, className: className, entry: entry, db) }
             try db.execute(sql: "DELETE FROM \"\(entry.table)\" WHERE id = ?", arguments: [id])
             try db.execute(
@@ -156,6 +156,15 @@ extension SQLiteStorage {
         }
         remember(className, entry.fields, table: entry.table)
         return created
+    }
+
+    /// The object `id` as the write's transaction reads it.
+    private func row(_ id: String, of className: String, _ entry: ClassEntry, _ db: Database) throws -> StoredObject? {
+        guard let row = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT id, created_at, updated_at, doc FROM \"\(entry.table)\" WHERE id = ?"),
+            arguments: [id])
+        else { return nil }
+        return try Self.decodeObject(row, className: className)
     }
 
     /// Throws 305 unless the object `id` matches `condition`, inside the write's transaction.
