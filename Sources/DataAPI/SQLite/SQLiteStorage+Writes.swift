@@ -7,20 +7,62 @@ extension SQLiteStorage {
         var changes = changes
         if changes.fields["ACL"] == nil { changes.fields["ACL"] = .set(ACL.publicReadWrite) }
         let frozen = changes
-        let (object, newFields, table) = try await write { db -> (StoredObject, [String: FieldType], String) in
-            let entry = try self.entry(className, db) ?? self.createClass(className, db)
-            let write = try ObjectWrite(current: [:], changes: frozen) { self.fieldType(className, $0, entry, db) }
-            let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
-            let object = StoredObject(
-                className: className, objectId: frozen.objectId ?? ObjectID.make(), createdAt: now, updatedAt: now, fields: write.fields)
-            try db.cachedStatement(
-                sql: "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?)"
-            ).execute(arguments: [object.objectId, now, now, try write.document()])
-            try self.record(write, className: className, ownerId: object.objectId, db)
-            return (object, write.newFieldTypes, entry.table)
+        let created = try await creates.create(
+            { db in try self.insert(className, frozen, db) }, commit: { inserts in try await self.commit(inserts) })
+        remember(className, created.newFields, table: created.table)
+        return created.object
+    }
+
+    /// Inserts a new object, inside the writer's transaction.
+    private func insert(_ className: String, _ changes: ObjectChanges, _ db: Database) throws -> SQLiteCreateQueue.Created {
+        let entry = try self.entry(className, db) ?? self.createClass(className, db)
+        let write = try ObjectWrite(current: [:], changes: changes) { self.fieldType(className, $0, entry, db) }
+        let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
+        let object = StoredObject(
+            className: className, objectId: changes.objectId ?? ObjectID.make(), createdAt: now, updatedAt: now, fields: write.fields)
+        try db.cachedStatement(
+            sql: "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?)"
+        ).execute(arguments: [object.objectId, now, now, try write.document()])
+        try self.record(write, className: className, ownerId: object.objectId, db)
+        return (object, write.newFieldTypes, entry.table)
+    }
+
+    /// Writes a group of creates in one transaction (`SQLiteCreateQueue`), each in a savepoint
+    /// of its own: one that fails is rolled back alone and told why; the others commit. A
+    /// statement budget spent, or a failed commit, fails them all (nothing was written).
+    private func commit(_ inserts: [SQLiteCreateQueue.Insert]) async throws -> [Result<SQLiteCreateQueue.Created, any Error>] {
+        guard inserts.count > 1 else {
+            do {
+                return [.success(try await write { db in try inserts[0](db) })]
+            } catch {
+                return [.failure(error)]
+            }
         }
-        remember(className, newFields, table: table)
-        return object
+        do {
+            return try await write { db in
+                try inserts.map { insert -> Result<SQLiteCreateQueue.Created, any Error> in
+                    do {
+                        var created: SQLiteCreateQueue.Created?
+                        try db.inSavepoint {
+                            created = try insert(db)
+                            return .commit
+                        }
+                        return created.map { .success($0) } ?? .failure(DataAPIError(.storageFailure, "The storage engine failed to write."))
+                    } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+                        throw error
+                    } catch {
+                        return .failure(Self.writeError(error))
+                    }
+                }
+            }
+        } catch {
+            // A class one create of the group made was seen by the next (and so cached) but never
+            // committed: the catalog is read again, so that it holds committed facts only.
+            if let entries = try? await pool.read({ db in try Self.loadCatalog(db) }) {
+                catalog.withLock { $0 = entries }
+            }
+            throw error
+        }
     }
 
     public func update(
