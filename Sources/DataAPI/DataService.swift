@@ -55,7 +55,7 @@ public struct DataService: Sendable {
     }
 
     /// Parses write bodies against the classes of a caller's engine (pointer targets).
-    private func normalizer(for storage: any StorageEngine) -> ValueNormalizer {
+    func normalizer(for storage: any StorageEngine) -> ValueNormalizer {
         ValueNormalizer(classExists: { storage.isKnownClass($0) })
     }
 
@@ -179,35 +179,6 @@ public struct DataService: Sendable {
             if className == "_Role" { roleChanges.bump() }
             return ((), event)
         }
-    }
-
-    /// What a before-hook of this write is handed (the body applied to `current`), when one runs.
-    private func applying(
-        _ operation: HookedWrite, _ body: [String: JSONValue], to current: [String: JSONValue], className: String,
-        hooks: OperationHooks, storage: any StorageEngine
-    ) throws(DataAPIError) -> AppliedWrite? {
-        guard hooks.willRun(operation.before, className) else { return nil }
-        return try AppliedWrite(sent: body, current: current, normalizer: normalizer(for: storage))
-    }
-
-    /// Whether a write must read the object first: a hook or a listener will be shown it.
-    func needsOriginal(_ operation: HookedWrite, _ className: String, _ hooks: OperationHooks) -> Bool {
-        if !listeners.isEmpty, !Names.internalClasses.contains(className) { return true }
-        return hooks.willRun(operation.before, className) || hooks.willRun(operation.after, className)
-    }
-
-    /// The object an update or delete changes, read before the write when something must see it
-    /// first (hooks, listeners; a user's or role's update checks its stored fields) and checked
-    /// then (`check`); nil when nothing does: the write then reads it in its transaction only.
-    private func original(
-        _ operation: HookedWrite, _ className: String, id: String, hooks: OperationHooks, check: RowCheck?,
-        in storage: any StorageEngine
-    ) async throws -> StoredObject? {
-        let prepared = operation.kind == .update && (className == "_User" || className == "_Role")
-        guard prepared || needsOriginal(operation, className, hooks) else { return nil }
-        let object = try await existing(className, id: id, in: storage)
-        try check?(object)
-        return object
     }
 
     /// The objects matching a query, with includes resolved, and their count when asked; the
@@ -366,14 +337,6 @@ public struct DataService: Sendable {
         guard case .object(var acl)? = defaultACLs[className] else { return nil }
         if let rights = acl.removeValue(forKey: "creator"), let creator { acl[creator] = rights }
         return .object(acl)
-    }
-
-    /// The stored object a hook needs to see; 101 when it doesn't exist, as the write would.
-    private func existing(_ className: String, id: String, in storage: any StorageEngine) async throws -> StoredObject {
-        guard let object = try await storage.fetch(className, id: id) else {
-            throw DataAPIError(.objectNotFound, "Object not found.")
-        }
-        return object
     }
 
     /// A hook's object as a write body: the keys the server sets itself are dropped.
