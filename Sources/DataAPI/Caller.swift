@@ -28,6 +28,10 @@ public struct Caller: Sendable, Hashable {
     /// only caller that reaches the classes holding deploys and secret variables
     /// (`Names.deployClasses`). No request a client, a key or a script sends is one.
     package var actsAsHost = false
+    /// The caller's roles as the request's first check walked them: its other checks reuse
+    /// them (`DataService.identities(of:)`). Shared by the copies of this value; a caller built
+    /// anew (`forSwiftCode`, `nested`, ...) starts empty.
+    package let roleMemo = RoleMemo()
 
     /// Whether the caller may name hooks to skip (`__ignore_hooks`): the master key or the hook
     /// key, as LeanCloud allows.

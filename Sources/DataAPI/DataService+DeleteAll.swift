@@ -39,21 +39,23 @@ extension DataService {
         let condition = try await authorizedCondition(try await access(for: caller), className, condition)
         var planned: [String] = []
         var events: [String: ObjectEvent] = [:]
+        let hooks = operationHooks(for: caller)
         for id in found {
-            guard needsOriginal(.delete, className, caller) else {
+            guard needsOriginal(.delete, className, hooks) else {
                 planned.append(id)
                 continue
             }
             // Gone since it was checked: nothing to delete, nothing for a hook to see.
             guard let original = try await storage.fetch(className, id: id) else { continue }
             let event = ObjectEvent(className: className, object: original.restJSON(), original: original, caller: caller)
-            events[id] = try await runBefore(.beforeDelete, event) ?? event
+            events[id] = try await hooks.runBefore(.beforeDelete, event) ?? event
             planned.append(id)
         }
         // All or none: an object changed since its check (so it no longer matches) rolls back
         // the others; one deleted meanwhile by someone else is skipped and gets no afterDelete here.
         let deleted = try await storage.delete(className, ids: planned, condition: condition)
-        for id in deleted { if let event = events[id] { await didWrite(.delete, event) } }
+        if className == "_Role", !deleted.isEmpty { roleChanges.bump() }
+        for id in deleted { if let event = events[id] { await didWrite(.delete, event, hooks: hooks) } }
         return deleted
     }
 }

@@ -13,14 +13,15 @@ extension DataService {
     ) async throws -> StoredObject? {
         try checkClassName(className)
         try await checkIncludes(include, of: className)
-        guard willRun(.beforeFind, className, caller: caller) || willRun(.afterFind, className, caller: caller) else {
+        let hooks = operationHooks(for: caller)
+        guard hooks.willRun(.beforeFind, className) || hooks.willRun(.afterFind, className) else {
             return try await get(className, id: id, include: include, condition: nil, caller: caller)
         }
         // Shown to the hooks as `where={"objectId": id}&limit=1`, as Parse shows a get. The
         // hook's condition narrows the get; the id stays the one asked for.
         var parameters: [String: JSONValue] = ["where": ["objectId": .string(id)], "limit": 1]
         if !include.isEmpty { parameters["include"] = .string(include.joined(separator: ",")) }
-        let found = try await aroundFindHooks(className, .parameters(parameters), counting: false, caller: caller) { query in
+        let found = try await aroundFindHooks(className, .parameters(parameters), counting: false, caller: caller, hooks: hooks) { query in
             guard query.limit > 0 else { return ([], nil) }
             try await checkIncludes(query.include, of: className)
             let object = try await get(className, id: id, include: query.include, condition: query.predicate, caller: caller)

@@ -16,10 +16,11 @@ extension DataService {
         try await access.check(deleting ? .delete : id == nil ? .create : .update, on: className)
         if !deleting { try await access.checkWritableFields(body, of: className) }
         guard let id else { return }
-        let condition = try await checkObjectAccess(access, className, id: id, condition: condition)
-        guard try await access.storage.fetch(className, id: id) != nil else {
-            throw DataAPIError(.objectNotFound, "Object not found.")
-        }
+        // Read once: its ACL is checked on it, and its absence is the 101.
+        let object = try await access.storage.fetch(className, id: id)
+        if let object, let check = rowCheck(access, conditional: condition != nil) { try check(object) }
+        let condition = try await authorizedCondition(access, className, condition)
+        guard object != nil else { throw DataAPIError(.objectNotFound, "Object not found.") }
         guard let condition else { return }
         // The predicate the update's transaction checks, as a one-row query.
         let query = ObjectQuery(

@@ -35,6 +35,8 @@ public struct DataService: Sendable {
 
     /// Class settings read from storage, kept a second (shared by copies of the service).
     let settingsStore = ClassSettingsStore()
+    /// Counts committed role changes, against which callers' remembered roles are checked.
+    let roleChanges = RoleChanges()
 
     /// Creates a service over an engine per environment; each answers pointer-target checks
     /// for its own data.
@@ -53,7 +55,7 @@ public struct DataService: Sendable {
     }
 
     /// Parses write bodies against the classes of a caller's engine (pointer targets).
-    private func normalizer(for storage: any StorageEngine) -> ValueNormalizer {
+    func normalizer(for storage: any StorageEngine) -> ValueNormalizer {
         ValueNormalizer(classExists: { storage.isKnownClass($0) })
     }
 
@@ -89,10 +91,11 @@ public struct DataService: Sendable {
         let access = try await access(for: caller)
         try await access.check(.create, on: className)
         try await access.checkWritableFields(body, of: className)
+        let hooks = operationHooks(for: caller)
         // A beforeSave sees the object as the body makes it (operations applied to nothing).
-        let applied = try applying(.create, body, to: [:], className: className, caller: caller, storage: storage)
+        let applied = try applying(.create, body, to: [:], className: className, hooks: hooks, storage: storage)
         let event = ObjectEvent(className: className, object: applied?.handed ?? body, sent: body, caller: caller)
-        let hooked = try await aroundHooks(.create, event) { event, hooked in
+        let hooked = try await aroundHooks(.create, event, hooks: hooks) { event, hooked in
             var fields = hooked ? (applied?.body(after: event.object, changed: event.changedKeys) ?? Self.writable(event.object)) : body
             // `"ACL": null` (what the SDKs send for "none set") takes the class default, as a missing one does.
             if fields["ACL"] == .null { fields["ACL"] = nil }
@@ -100,12 +103,13 @@ public struct DataService: Sendable {
             for (key, value) in fieldDefaults[className] ?? [:] where fields[key] == nil { fields[key] = value }
             // After the hook, which sees the password as the client sent it (as LeanEngine's do).
             if className == "_User" {
-                try await prepareUser(&fields, id: nil, caller: caller, checkedAuthData: checkedAuthData)
+                try await prepareUser(&fields, stored: nil, caller: caller, checkedAuthData: checkedAuthData)
             }
             if className == "_Role" { try await checkNewRole(&fields, caller: caller) }
             var changes = try ObjectChanges(body: fields, normalizer: normalizer(for: storage))
             changes.objectId = objectId
             let object = try await storage.create(className, changes: changes)
+            if className == "_Role" { roleChanges.bump() }
             return (object, event.after(object))
         }
         return Written(object: hooked.value, changedKeys: [], ranBeforeHook: hooked.ranBeforeHook)
@@ -121,23 +125,30 @@ public struct DataService: Sendable {
         let access = try await access(for: caller)
         try await access.check(.update, on: className)
         try await access.checkWritableFields(body, of: className)
-        let condition = try await checkObjectAccess(access, className, id: id, condition: condition)
-        // Hooks and listeners see the object as it was; with none of them the read is skipped.
-        let original = needsOriginal(.update, className, caller) ? try await existing(className, id: id, in: storage) : nil
+        let hooks = operationHooks(for: caller)
+        // The object's ACL is checked on the row the write reads in its transaction; hooks,
+        // listeners and a user's or role's checks see the object as it was, read once before
+        // them and checked then (a caller who may not write it runs no hook), as the rights
+        // the write was asked with: what the hook does meanwhile doesn't undo them.
+        let check = rowCheck(access, conditional: condition != nil)
+        let original = try await original(.update, className, id: id, hooks: hooks, check: check, in: storage)
+        let checkInWrite = original == nil ? check : nil
+        let condition = try await authorizedCondition(access, className, condition)
         // A beforeUpdate sees the object with the update applied to the stored one.
         let applied = try applying(
-            .update, body, to: original?.restJSON() ?? [:], className: className, caller: caller, storage: storage)
+            .update, body, to: original?.restJSON() ?? [:], className: className, hooks: hooks, storage: storage)
         var object = applied?.handed ?? body
         object["objectId"] = .string(id)
         let event = ObjectEvent(
             className: className, object: object, original: original, updatedKeys: Self.writable(body).keys.sorted(),
             sent: body, caller: caller)
-        let hooked = try await aroundHooks(.update, event) { event, hooked in
+        let hooked = try await aroundHooks(.update, event, hooks: hooks) { event, hooked in
             var fields = hooked ? (applied?.body(after: event.object, changed: event.changedKeys) ?? Self.writable(event.object)) : body
-            if className == "_User" { try await prepareUser(&fields, id: id, caller: caller) }
-            if className == "_Role" { try await checkRoleUpdate(&fields, id: id, caller: caller) }
+            if className == "_User", let original { try await prepareUser(&fields, stored: original, caller: caller) }
+            if className == "_Role", let original { try checkRoleUpdate(&fields, stored: original, caller: caller) }
             let changes = try ObjectChanges(body: fields, normalizer: normalizer(for: storage))
-            let object = try await storage.update(className, id: id, changes: changes, condition: condition)
+            let object = try await storage.update(className, id: id, changes: changes, condition: condition, check: checkInWrite)
+            if className == "_Role" { roleChanges.bump() }
             let changedKeys = changes.fields.keys.sorted()
             return ((object, changedKeys), event.after(object, updatedKeys: changedKeys))
         }
@@ -150,31 +161,24 @@ public struct DataService: Sendable {
         let storage = storage(for: caller)
         let access = try await access(for: caller)
         try await access.check(.delete, on: className)
-        let condition = try await checkObjectAccess(access, className, id: id, condition: condition)
-        guard needsOriginal(.delete, className, caller) else {
-            return try await storage.delete(className, id: id, condition: condition)
+        let hooks = operationHooks(for: caller)
+        let check = rowCheck(access, conditional: condition != nil)
+        // Without hooks or listeners the row is read once, inside the delete's transaction, and
+        // checked there; with them, once before the hook (which a caller who may not delete it
+        // doesn't run).
+        guard let original = try await original(.delete, className, id: id, hooks: hooks, check: check, in: storage) else {
+            let condition = try await authorizedCondition(access, className, condition)
+            try await storage.delete(className, id: id, condition: condition, check: check)
+            if className == "_Role" { roleChanges.bump() }
+            return
         }
-        let original = try await existing(className, id: id, in: storage)
+        let condition = try await authorizedCondition(access, className, condition)
         let event = ObjectEvent(className: className, object: original.restJSON(), original: original, caller: caller)
-        _ = try await aroundHooks(.delete, event) { event, _ in
+        _ = try await aroundHooks(.delete, event, hooks: hooks) { event, _ in
             try await storage.delete(className, id: id, condition: condition)
+            if className == "_Role" { roleChanges.bump() }
             return ((), event)
         }
-    }
-
-    /// What a before-hook of this write is handed (the body applied to `current`), when one runs.
-    private func applying(
-        _ operation: HookedWrite, _ body: [String: JSONValue], to current: [String: JSONValue], className: String,
-        caller: Caller, storage: any StorageEngine
-    ) throws(DataAPIError) -> AppliedWrite? {
-        guard willRun(operation.before, className, caller: caller) else { return nil }
-        return try AppliedWrite(sent: body, current: current, normalizer: normalizer(for: storage))
-    }
-
-    /// Whether a write must read the object first: a hook or a listener will be shown it.
-    func needsOriginal(_ operation: HookedWrite, _ className: String, _ caller: Caller) -> Bool {
-        if !listeners.isEmpty, !Names.internalClasses.contains(className) { return true }
-        return willRun(operation.before, className, caller: caller) || willRun(operation.after, className, caller: caller)
     }
 
     /// The objects matching a query, with includes resolved, and their count when asked; the
@@ -333,14 +337,6 @@ public struct DataService: Sendable {
         guard case .object(var acl)? = defaultACLs[className] else { return nil }
         if let rights = acl.removeValue(forKey: "creator"), let creator { acl[creator] = rights }
         return .object(acl)
-    }
-
-    /// The stored object a hook needs to see; 101 when it doesn't exist, as the write would.
-    private func existing(_ className: String, id: String, in storage: any StorageEngine) async throws -> StoredObject {
-        guard let object = try await storage.fetch(className, id: id) else {
-            throw DataAPIError(.objectNotFound, "Object not found.")
-        }
-        return object
     }
 
     /// A hook's object as a write body: the keys the server sets itself are dropped.

@@ -92,21 +92,39 @@ public final class HookDispatcher: WriteHooks {
         return service
     }
 
-    public func hasHook(_ kind: HookKind, for className: String, in environment: EnvironmentName) -> Bool {
-        source.hooks(in: environment).contains(kind, className)
+    /// The hooks an environment runs now, read from the source once (one lock, for a host's
+    /// deploys): what one operation asks and runs from its start to its end.
+    package func snapshot(in environment: EnvironmentName) -> any HookSnapshot {
+        Snapshot(registry: source.hooks(in: environment), dispatcher: self)
     }
 
-    public func runBefore(_ kind: HookKind, _ event: ObjectEvent) async throws -> ObjectEvent {
-        try await runHook(kind, event, timeout: limits.beforeTimeout)
+    /// One environment's hooks as an operation found them, run through this dispatcher.
+    struct Snapshot: HookSnapshot {
+        let registry: HookRegistry
+        let dispatcher: HookDispatcher
+
+        func contains(_ kind: HookKind, _ className: String) -> Bool {
+            registry.contains(kind, className)
+        }
+
+        func runBefore(_ kind: HookKind, _ event: ObjectEvent) async throws -> ObjectEvent {
+            try await dispatcher.runHook(registry.entry(kind, event.className), kind, event, timeout: dispatcher.limits.beforeTimeout)
+        }
+
+        func runAfterAnswering(_ kind: HookKind, _ event: ObjectEvent) async throws {
+            _ = try await dispatcher.runHook(registry.entry(kind, event.className), kind, event, timeout: dispatcher.limits.afterTimeout)
+        }
+
+        func runAfter(_ kind: HookKind, _ event: ObjectEvent) async {
+            await dispatcher.runAfter(registry.entry(kind, event.className), kind, event)
+        }
     }
 
-    public func runAfterAnswering(_ kind: HookKind, _ event: ObjectEvent) async throws {
-        _ = try await runHook(kind, event, timeout: limits.afterTimeout)
-    }
-
-    /// Runs the environment's hook of this kind, if any: the event as it left it.
-    private func runHook(_ kind: HookKind, _ event: ObjectEvent, timeout: Duration) async throws -> ObjectEvent {
-        guard let entry = source.hooks(in: event.caller.environment).entry(kind, event.className) else { return event }
+    /// Runs the snapshot's hook of this kind, if any: the event as it left it.
+    private func runHook(
+        _ entry: HookRegistry.Entry?, _ kind: HookKind, _ event: ObjectEvent, timeout: Duration
+    ) async throws -> ObjectEvent {
+        guard let entry else { return event }
         do {
             return try await run(entry, try request(kind, event, timeout: timeout), kind: kind).event
         } catch var error as HookError {
@@ -116,9 +134,10 @@ public final class HookDispatcher: WriteHooks {
         }
     }
 
-    public func runAfter(_ kind: HookKind, _ event: ObjectEvent) async {
+    /// Runs an after-hook, logging (never throwing) its failure: the write stands.
+    private func runAfter(_ entry: HookRegistry.Entry?, _ kind: HookKind, _ event: ObjectEvent) async {
         do {
-            try await runAfterAnswering(kind, event)
+            _ = try await runHook(entry, kind, event, timeout: limits.afterTimeout)
         } catch {
             let failure = Failure(
                 kind: kind, className: event.className, objectId: event.object["objectId"]?.stringValue,

@@ -29,18 +29,18 @@ extension DataService {
     /// carries server keys the client's body may not), then the after-hook and every listener
     /// with the event `write` hands back (the stored object).
     func aroundHooks<Value: Sendable>(
-        _ operation: HookedWrite, _ event: ObjectEvent,
+        _ operation: HookedWrite, _ event: ObjectEvent, hooks: OperationHooks,
         write: (_ event: ObjectEvent, _ hooked: Bool) async throws -> (value: Value, after: ObjectEvent)
     ) async throws -> Hooked<Value> {
-        let before = try await runBefore(operation.before, event)
+        let before = try await hooks.runBefore(operation.before, event)
         let (value, after) = try await write(before ?? event, before != nil)
-        await didWrite(operation, after)
+        await didWrite(operation, after, hooks: hooks)
         return Hooked(value: value, ranBeforeHook: before != nil)
     }
 
     /// What follows a committed write: its after-hook, then every listener.
-    func didWrite(_ operation: HookedWrite, _ event: ObjectEvent) async {
-        await runAfter(operation.after, event)
+    func didWrite(_ operation: HookedWrite, _ event: ObjectEvent, hooks: OperationHooks) async {
+        await hooks.runAfter(operation.after, event)
         if !Names.internalClasses.contains(event.className) {
             for listener in listeners { await listener.didWrite(operation.kind, event) }
         }
@@ -63,9 +63,10 @@ extension DataService {
     /// `beforeFind` (its condition decides what is counted) but no `afterFind` when it reads no
     /// rows, and a count stays one: a hook may narrow it, never turn it into a listing.
     func aroundFindHooks(
-        _ className: String, _ request: FindRequest, counting: Bool, caller: Caller,
+        _ className: String, _ request: FindRequest, counting: Bool, caller: Caller, hooks: OperationHooks? = nil,
         read: (ObjectQuery) async throws -> (objects: [StoredObject], count: Int?)
     ) async throws -> (query: ObjectQuery, objects: [StoredObject], count: Int?) {
+        let hooks = hooks ?? operationHooks(for: caller)
         var event = ObjectEvent(className: className, object: [:], caller: caller)
         var query: ObjectQuery
         switch request {
@@ -74,13 +75,13 @@ extension DataService {
             query = try ObjectQuery(className: className, query: parameters)
         case .query(let asked):
             query = asked
-            let hooked = willRun(.beforeFind, className, caller: caller) || willRun(.afterFind, className, caller: caller)
+            let hooked = hooks.willRun(.beforeFind, className) || hooks.willRun(.afterFind, className)
             if hooked {
                 event.object = try asked.parameters()
                 if counting { event.object["count"] = 1 }
             }
         }
-        if let changed = try await runBefore(.beforeFind, event) {
+        if let changed = try await hooks.runBefore(.beforeFind, event) {
             let countOnly = query.limit == 0
             event = changed
             query = try ObjectQuery(className: className, query: event.object)
@@ -90,35 +91,39 @@ extension DataService {
         var objects = result.objects
         if query.limit > 0 {
             event.results = objects
-            if let found = try await runBefore(.afterFind, event) { objects = found.results }
+            if let found = try await hooks.runBefore(.afterFind, event) { objects = found.results }
         }
         return (query, objects, result.count)
     }
 
+    /// The hooks an operation of `caller` runs: its environment's hook set, read once (one
+    /// lock) at the operation's start; the operation asks only this afterwards.
+    package func operationHooks(for caller: Caller) -> OperationHooks {
+        guard let hooks else { return .none }
+        return OperationHooks(snapshot: hooks.snapshot(in: caller.environment), skipped: caller.skippedHooks)
+    }
+
     /// Whether an operation of this kind would run a hook for the caller: one is registered
-    /// in its environment and the caller doesn't skip it.
+    /// in its environment and the caller doesn't skip it. A one-question operation's shortcut:
+    /// one that asks more takes `operationHooks(for:)` once.
     package func willRun(_ kind: HookKind, _ className: String, caller: Caller) -> Bool {
-        guard let hooks, !caller.skippedHooks.contains(kind) else { return false }
-        return hooks.hasHook(kind, for: className, in: caller.environment)
+        operationHooks(for: caller).willRun(kind, className)
     }
 
     /// Runs a before-hook (or one that works like it: `onLogin`, `onAuthData`, `afterFind`):
     /// the event as the hook left it, nil when no hook runs.
     package func runBefore(_ kind: HookKind, _ event: ObjectEvent) async throws -> ObjectEvent? {
-        guard willRun(kind, event.className, caller: event.caller), let hooks else { return nil }
-        return try await hooks.runBefore(kind, event)
+        try await operationHooks(for: event.caller).runBefore(kind, event)
     }
 
     /// Runs an after-hook (or `onVerified`) once the operation committed; it never fails it.
     package func runAfter(_ kind: HookKind, _ event: ObjectEvent) async {
-        guard willRun(kind, event.className, caller: event.caller), let hooks else { return }
-        await hooks.runAfter(kind, event)
+        await operationHooks(for: event.caller).runAfter(kind, event)
     }
 
     /// Runs an after-hook for a caller that answers its failure (LeanEngine's platform hook
     /// endpoint, where the storage service that called decides what a failure means).
     package func runAfterAnswering(_ kind: HookKind, _ event: ObjectEvent) async throws {
-        guard willRun(kind, event.className, caller: event.caller), let hooks else { return }
-        try await hooks.runAfterAnswering(kind, event)
+        try await operationHooks(for: event.caller).runAfterAnswering(kind, event)
     }
 }

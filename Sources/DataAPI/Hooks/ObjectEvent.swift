@@ -61,8 +61,16 @@ public struct ObjectEvent: Sendable {
 /// What the data service asks of the hooks around its operations. The Hooks module implements
 /// it; only `DataService`'s hook runner (`DataService+Hooks.swift`) calls it.
 package protocol WriteHooks: Sendable {
-    /// Whether a hook of this kind is registered for the class in an environment.
-    func hasHook(_ kind: HookKind, for className: String, in environment: EnvironmentName) -> Bool
+    /// The hooks an environment runs now, read once: an operation takes one at its start and
+    /// asks only it afterwards (`OperationHooks`), so "is there a hook?" costs no lock after the
+    /// first question, and a deploy landing mid-operation never runs half of each set.
+    func snapshot(in environment: EnvironmentName) -> any HookSnapshot
+}
+
+/// The hooks of one environment as an operation found them at its start.
+package protocol HookSnapshot: Sendable {
+    /// Whether a hook of this kind is registered for the class.
+    func contains(_ kind: HookKind, _ className: String) -> Bool
 
     /// Runs a before-hook: returns the event as the hook left it (its object is what gets
     /// written), or throws to reject the operation.

@@ -89,12 +89,14 @@ extension ExportImporter {
         switch batch.kind {
         case .relation(let ownerClass, _) where !batch.members.isEmpty:
             _ = try await storage.insertExported(ownerClass, objects: [], fieldTypes: [:], relations: batch.members)
+            if ownerClass == "_Role" { service.roleChanges.bump() }
             summary.relationMembers += batch.members.count
         case .objects(let className) where !batch.objects.isEmpty:
             var objects = batch.objects
             if className == "_User" { objects = try await withoutTakenIdentities(objects, batch: batch) }
             let written = try await storage.insertExported(
                 className, objects: objects, fieldTypes: batch.newTypes, relations: [])
+            if className == "_Role" { service.roleChanges.bump() }
             knownTypes[className, default: [:]].merge(batch.newTypes) { old, _ in old }
             summary.classes[className, default: .init()].written += written
             summary.classes[className, default: .init()].existing += objects.count - written

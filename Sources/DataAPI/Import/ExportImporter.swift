@@ -117,6 +117,7 @@ package struct ExportImporter {
     ) async throws {
         let rows = members.map { RelationMember(field: field, ownerId: $0.owner, targetId: $0.target) }
         _ = try await storage.insertExported(ownerClass, objects: [], fieldTypes: [:], relations: rows)
+        if ownerClass == "_Role" { service.roleChanges.bump() }
         summary.relationMembers += rows.count
     }
 

@@ -61,7 +61,7 @@ extension PostgresStorage {
     }
 
     public func update(
-        _ className: String, id: String, changes: ObjectChanges, condition: QueryPredicate?
+        _ className: String, id: String, changes: ObjectChanges, condition: QueryPredicate?, check: RowCheck?
     ) async throws -> StoredObject {
         try await prepareSubqueries(condition)
         let (object, entry) = try await transaction { connection -> (StoredObject, ClassEntry) in
@@ -74,11 +74,12 @@ extension PostgresStorage {
                 SQL("SELECT id, created_at, updated_at, doc::text FROM \"\(entry.table)\" WHERE id = ? FOR UPDATE", [id])
             ).first
             else { throw DataAPIError(.objectNotFound, "Object not found.") }
+            var object = try Self.decodeObject(row, className: className)
+            try check?(object)
             entry = try await self.knowing(changes, of: className, entry, connection)
             if let condition {
                 try await self.check(condition, id: id, className: className, entry: entry, connection)
             }
-            var object = try Self.decodeObject(row, className: className)
             let known = entry
             let write = try ObjectWrite(current: object.fields, changes: changes) { known.fields[$0] }
             let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
@@ -94,12 +95,18 @@ extension PostgresStorage {
         return object
     }
 
-    public func delete(_ className: String, id: String, condition: QueryPredicate?) async throws {
+    public func delete(_ className: String, id: String, condition: QueryPredicate?, check: RowCheck?) async throws {
         try await prepareSubqueries(condition)
         try await transaction { connection in
             guard let entry = try await self.entry(className, on: connection) else {
                 if condition != nil { throw DataAPIError.noEffect }
                 return
+            }
+            // The row checked is locked until the delete commits: no write changes its ACL between.
+            if let check, let row = try await connection.rows(
+                SQL("SELECT id, created_at, updated_at, doc::text FROM \"\(entry.table)\" WHERE id = ? FOR UPDATE", [id])
+            ).first {
+                try check(try Self.decodeObject(row, className: className))
             }
             var sql = SQL("DELETE FROM \"\(entry.table)\" WHERE id = ?", [id])
             if let condition {

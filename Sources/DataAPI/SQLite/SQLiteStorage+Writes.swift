@@ -7,37 +7,78 @@ extension SQLiteStorage {
         var changes = changes
         if changes.fields["ACL"] == nil { changes.fields["ACL"] = .set(ACL.publicReadWrite) }
         let frozen = changes
-        let (object, newFields, table) = try await write { db -> (StoredObject, [String: FieldType], String) in
-            let entry = try self.entry(className, db) ?? self.createClass(className, db)
-            let write = try ObjectWrite(current: [:], changes: frozen) { self.fieldType(className, $0, entry, db) }
-            let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
-            let object = StoredObject(
-                className: className, objectId: frozen.objectId ?? ObjectID.make(), createdAt: now, updatedAt: now, fields: write.fields)
-            try db.cachedStatement(
-                sql: "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?)"
-            ).execute(arguments: [object.objectId, now, now, try write.document()])
-            try self.record(write, className: className, ownerId: object.objectId, db)
-            return (object, write.newFieldTypes, entry.table)
+        let created = try await creates.create(
+            { db in try self.insert(className, frozen, db) }, commit: { inserts in try await self.commit(inserts) })
+        remember(className, created.newFields, table: created.table)
+        return created.object
+    }
+
+    /// Inserts a new object, inside the writer's transaction.
+    private func insert(_ className: String, _ changes: ObjectChanges, _ db: Database) throws -> SQLiteCreateQueue.Created {
+        let entry = try self.entry(className, db) ?? self.createClass(className, db)
+        let write = try ObjectWrite(current: [:], changes: changes) { self.fieldType(className, $0, entry, db) }
+        let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
+        let object = StoredObject(
+            className: className, objectId: changes.objectId ?? ObjectID.make(), createdAt: now, updatedAt: now, fields: write.fields)
+        try db.cachedStatement(
+            sql: "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?)"
+        ).execute(arguments: [object.objectId, now, now, try write.document()])
+        try self.record(write, className: className, ownerId: object.objectId, db)
+        return (object, write.newFieldTypes, entry.table)
+    }
+
+    /// Writes a group of creates in one transaction (`SQLiteCreateQueue`), each in a savepoint
+    /// of its own: one that fails is rolled back alone and told why; the others commit. A
+    /// statement budget spent, or a failed commit, fails them all (nothing was written).
+    private func commit(_ inserts: [SQLiteCreateQueue.Insert]) async throws -> [Result<SQLiteCreateQueue.Created, any Error>] {
+        guard inserts.count > 1 else {
+            do {
+                return [.success(try await write { db in try inserts[0](db) })]
+            } catch {
+                return [.failure(error)]
+            }
         }
-        remember(className, newFields, table: table)
-        return object
+        do {
+            return try await write { db in
+                try inserts.map { insert -> Result<SQLiteCreateQueue.Created, any Error> in
+                    do {
+                        var created: SQLiteCreateQueue.Created?
+                        try db.inSavepoint {
+                            created = try insert(db)
+                            return .commit
+                        }
+                        return created.map { .success($0) } ?? .failure(DataAPIError(.storageFailure, "The storage engine failed to write."))
+                    } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+                        throw error
+                    } catch {
+                        return .failure(Self.writeError(error))
+                    }
+                }
+            }
+        } catch {
+            // A class one create of the group made was seen by the next (and so cached) but never
+            // committed: the catalog is read again, so that it holds committed facts only.
+            if let entries = try? await pool.read({ db in try Self.loadCatalog(db) }) {
+                catalog.withLock { $0 = entries }
+            }
+            throw error
+        }
     }
 
     public func update(
-        _ className: String, id: String, changes: ObjectChanges, condition: QueryPredicate?
+        _ className: String, id: String, changes: ObjectChanges, condition: QueryPredicate?, check: RowCheck?
     ) async throws -> StoredObject {
         let (object, newFields) = try await write { db -> (StoredObject, [String: FieldType]) in
             guard let entry = try self.entry(className, db) else {
                 throw DataAPIError(.objectNotFound, "Object not found.")
             }
-            guard let row = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT id, created_at, updated_at, doc FROM \"\(entry.table)\" WHERE id = ?"),
-                arguments: [id])
-            else { throw DataAPIError(.objectNotFound, "Object not found.") }
+            guard var object = try self.row(id, of: className, entry, db) else {
+                throw DataAPIError(.objectNotFound, "Object not found.")
+            }
+            try check?(object)
             if let condition {
                 try self.check(condition, id: id, className: className, entry: entry, db)
             }
-            var object = try Self.decodeObject(row, className: className)
             let write = try ObjectWrite(current: object.fields, changes: changes) {
                 self.fieldType(className, $0, entry, db)
             }
@@ -53,12 +94,13 @@ extension SQLiteStorage {
         return object
     }
 
-    public func delete(_ className: String, id: String, condition: QueryPredicate?) async throws {
+    public func delete(_ className: String, id: String, condition: QueryPredicate?, check: RowCheck?) async throws {
         try await write { db in
             guard let entry = try self.entry(className, db) else {
                 if condition != nil { throw DataAPIError.noEffect }
                 return
             }
+            if let check, let object = try self.row(id, of: className, entry, db) { try check(object) }
             if let condition { try self.check(condition, id: id, className: className, entry: entry, db) }
             try db.execute(sql: "DELETE FROM \"\(entry.table)\" WHERE id = ?", arguments: [id])
             try db.execute(
@@ -156,6 +198,15 @@ extension SQLiteStorage {
         }
         remember(className, entry.fields, table: entry.table)
         return created
+    }
+
+    /// The object `id` as the write's transaction reads it.
+    private func row(_ id: String, of className: String, _ entry: ClassEntry, _ db: Database) throws -> StoredObject? {
+        guard let row = try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT id, created_at, updated_at, doc FROM \"\(entry.table)\" WHERE id = ?"),
+            arguments: [id])
+        else { return nil }
+        return try Self.decodeObject(row, className: className)
     }
 
     /// Throws 305 unless the object `id` matches `condition`, inside the write's transaction.

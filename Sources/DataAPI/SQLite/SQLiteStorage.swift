@@ -18,6 +18,8 @@ package final class SQLiteStorage: StorageEngine {
     let indexer = SQLiteIndexer()
     /// How long each read or write may run.
     let budget: StatementBudget
+    /// Creates waiting for the writer, committed in groups (`SQLiteCreateQueue`).
+    let creates = SQLiteCreateQueue()
 
     /// A class's table and recorded field types.
     struct ClassEntry: Sendable {
@@ -50,7 +52,7 @@ package final class SQLiteStorage: StorageEngine {
         ensureUniqueIndexes(logger: logger)
     }
 
-    private static func loadCatalog(_ db: Database) throws -> [String: ClassEntry] {
+    static func loadCatalog(_ db: Database) throws -> [String: ClassEntry] {
         var entries: [String: ClassEntry] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT id, name FROM classes") {
             let name: String = row["name"]
@@ -107,19 +109,27 @@ package final class SQLiteStorage: StorageEngine {
         let budget = self.budget
         do {
             return try await pool.write { db in try SQLiteStatementWatch.run(db, budget: budget, body) }
-        } catch let error as DataAPIError {
-            throw error
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            // A unique field's value taken (`UniqueFields`), else an objectId given by the caller.
-            throw UniqueFields.violation(sqliteMessage: error.message)
-                ?? DataAPIError(.duplicateValue, "An object with this objectId already exists.")
-        } catch let error as DatabaseError where error.message == RegexCache.timeout.message {
-            // A conditional write's `where` with a `$regex` that ran out of time.
-            throw RegexCache.timeout
-        } catch let error as CancellationError {
-            throw error
         } catch {
-            throw DataAPIError(.storageFailure, "The storage engine failed to write.")
+            throw Self.writeError(error)
+        }
+    }
+
+    /// What a client is told of a write's failure.
+    static func writeError(_ error: any Error) -> any Error {
+        switch error {
+        case let error as DataAPIError:
+            return error
+        case let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE:
+            // A unique field's value taken (`UniqueFields`), else an objectId given by the caller.
+            return UniqueFields.violation(sqliteMessage: error.message)
+                ?? DataAPIError(.duplicateValue, "An object with this objectId already exists.")
+        case let error as DatabaseError where error.message == RegexCache.timeout.message:
+            // A conditional write's `where` with a `$regex` that ran out of time.
+            return RegexCache.timeout
+        case let error as CancellationError:
+            return error
+        default:
+            return DataAPIError(.storageFailure, "The storage engine failed to write.")
         }
     }
 

@@ -17,16 +17,20 @@ package protocol StorageEngine: Sendable {
     /// Creates an object from `changes` and returns it.
     func create(_ className: String, changes: ObjectChanges) async throws -> StoredObject
 
-    /// Applies `changes` to an object, only if it matches `condition` (else error 305).
+    /// Applies `changes` to an object, only if it passes `check` and matches `condition` (else
+    /// error 305). The object is read once, inside the write's transaction (locked there on
+    /// PostgreSQL): `check` (the caller's rights by its ACL) sees that row, before the condition
+    /// and the type checks, and the write is made from it.
     ///
-    /// - Throws: 101 when there is no such object.
+    /// - Throws: 101 when there is no such object; what `check` throws.
     func update(
-        _ className: String, id: String, changes: ObjectChanges, condition: QueryPredicate?
+        _ className: String, id: String, changes: ObjectChanges, condition: QueryPredicate?, check: RowCheck?
     ) async throws -> StoredObject
 
-    /// Deletes an object, only if it matches `condition` (else error 305); deleting an object that
-    /// does not exist succeeds, since SDKs replay deletes.
-    func delete(_ className: String, id: String, condition: QueryPredicate?) async throws
+    /// Deletes an object, only if it passes `check` (given the row read inside the transaction)
+    /// and matches `condition` (else error 305); deleting an object that does not exist
+    /// succeeds, since SDKs replay deletes.
+    func delete(_ className: String, id: String, condition: QueryPredicate?, check: RowCheck?) async throws
 
     /// Deletes the objects of `ids` in one transaction, all or none: if one that exists doesn't
     /// match `condition`, nothing is deleted (error 305). An id with no object is skipped, as a
@@ -73,7 +77,24 @@ package protocol StorageEngine: Sendable {
     func declareClass(_ className: String, fieldTypes: [String: FieldType]) async throws -> Bool
 }
 
+/// What a write checks on the row it read inside its transaction before changing it (the
+/// caller's rights by the object's ACL): a throw refuses the write and nothing is written.
+package typealias RowCheck = @Sendable (StoredObject) throws -> Void
+
 extension StorageEngine {
+    /// `update(_:id:changes:condition:check:)` with nothing to check but the condition (the
+    /// server's own writes, or a write whose row was checked before its hooks ran).
+    package func update(
+        _ className: String, id: String, changes: ObjectChanges, condition: QueryPredicate?
+    ) async throws -> StoredObject {
+        try await update(className, id: id, changes: changes, condition: condition, check: nil)
+    }
+
+    /// `delete(_:id:condition:check:)` with nothing to check but the condition.
+    package func delete(_ className: String, id: String, condition: QueryPredicate?) async throws {
+        try await delete(className, id: id, condition: condition, check: nil)
+    }
+
     /// The objects with these ids that exist, read for no answer's budget (the server's own
     /// lookups, bounded by what they ask for).
     package func fetch(_ className: String, ids: [String]) async throws -> [StoredObject] {

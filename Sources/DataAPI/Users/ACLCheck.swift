@@ -37,8 +37,22 @@ extension DataService {
     func identities(of caller: Caller) async throws -> [Identity]? {
         if caller.isMaster { return nil }
         guard let userId = caller.userId else { return [.everyone] }
+        let generation = roleChanges.generation
+        if let known = caller.roleMemo.identities(
+            userId: userId, environment: caller.environment, roles: roleChanges, generation: generation)
+        {
+            return known
+        }
+        let identities = try await walkRoles(of: userId, in: storage(for: caller))
+        caller.roleMemo.remember(
+            identities, userId: userId, environment: caller.environment, roles: roleChanges, generation: generation)
+        return identities
+    }
+
+    /// The identities of a user: `*`, its id, and every role that holds it, directly or through
+    /// roles that hold roles.
+    private func walkRoles(of userId: String, in storage: any StorageEngine) async throws -> [Identity] {
         var identities: [Identity] = [.everyone, Identity(userId)]
-        let storage = storage(for: caller)
         guard try await storage.classExists("_Role") else { return identities }
         var seen: Set<String> = []
         var frontier = try await roles(in: storage, where: ["users": ["__type": "Pointer", "className": "_User", "objectId": .string(userId)]])
@@ -61,23 +75,18 @@ extension DataService {
         return try await storage.find(query)
     }
 
-    /// Refuses a write the caller's identities don't allow by the object's ACL (119), and a
-    /// conditional one on an object the caller can't read (119: its `where` would tell the
-    /// caller what its fields hold). Returns the condition with its subqueries restricted to
-    /// what the caller may find.
-    func checkObjectAccess(
-        _ access: Access, _ className: String, id: String, condition: QueryPredicate?
-    ) async throws -> QueryPredicate? {
-        guard let identities = access.identities else { return condition }
-        if let object = try await access.storage.fetch(className, id: id) {
-            guard ACLCheck.allows(object, .write, to: identities) else {
-                throw ACLCheck.writeRefused
-            }
-            if condition != nil, !ACLCheck.allows(object, .read, to: identities) {
+    /// What a write of the caller checks on the object it changes: its ACL gives the caller
+    /// write (119), and read too for a conditional write (119: its `where` would tell the caller
+    /// what the fields hold); nil for the master key. A write hands
+    /// it to the engine, which runs it on the row read inside the write's transaction.
+    func rowCheck(_ access: Access, conditional: Bool) -> RowCheck? {
+        guard let identities = access.identities else { return nil }
+        return { object in
+            guard ACLCheck.allows(object, .write, to: identities) else { throw ACLCheck.writeRefused }
+            if conditional, !ACLCheck.allows(object, .read, to: identities) {
                 throw DataAPIError(.operationForbidden, "A conditional write needs read access to the object.")
             }
         }
-        return try await authorizedCondition(access, className, condition)
     }
 
     /// A write's `where` with its subqueries restricted to what the caller may find; the

@@ -37,12 +37,13 @@ extension DataService {
     /// Checks a change to role `id` (a client's: its ACL already allowed the write): the name
     /// stays what it was, byte for byte, whoever asks (139, LeanCloud's code for role names, as
     /// Parse and LeanCloud refuse renames), and a client can't remove the ACL.
-    func checkRoleUpdate(_ body: inout [String: JSONValue], id: String, caller: Caller) async throws {
+    /// `stored` is the role as the update read it.
+    func checkRoleUpdate(_ body: inout [String: JSONValue], stored: StoredObject, caller: Caller) throws(DataAPIError) {
         if !caller.isMaster, let acl = body["ACL"], acl.objectValue == nil {
             throw DataAPIError(.incorrectType, "ACL is required.")
         }
         guard let name = body["name"] else { return }
-        let stored = try await storage(for: caller).fetch("_Role", id: id)?.fields["name"]?.stringValue
+        let stored = stored.fields["name"]?.stringValue
         // The SDKs may send the name again with other changes: the same name is no change. By
         // bytes: a canonically equivalent spelling is a rename (`String`'s `==` would call it the
         // same and store it), unless it is the stored name once normalised.

@@ -14,11 +14,13 @@ extension DataService {
     /// (`salt` is an exported LeanCloud user's, which the import folds into `password`.)
     public static let hiddenUserFields: Set<String> = ["password", "sessionToken", "_failedLogins", "_loginAttempts", "salt"]
 
-    /// Checks and completes the body of a `_User` write. `id` is nil for a signup;
-    /// `checkedAuthData` is its `authData` when it was verified already.
+    /// Checks and completes the body of a `_User` write. `stored` is the user as the update read
+    /// it (once, for its ACL check, hooks and this), nil for a signup; `checkedAuthData` is its
+    /// `authData` when it was verified already.
     func prepareUser(
-        _ body: inout [String: JSONValue], id: String?, caller: Caller, checkedAuthData: CheckedAuthData? = nil
+        _ body: inout [String: JSONValue], stored: StoredObject?, caller: Caller, checkedAuthData: CheckedAuthData? = nil
     ) async throws {
+        let id = stored?.objectId
         if !caller.isMaster {
             for field in Self.managedUserFields where body[field] != nil {
                 throw DataAPIError(.readOnlyField, "\(field) is set by the server.")
@@ -26,8 +28,8 @@ extension DataService {
         }
         Self.foldProviderKeys(&body)
         Identity.normalizeName(in: &body, of: "_User")
-        let hasAuthData = try await prepareAuthData(&body, id: id, caller: caller, checked: checkedAuthData)
-        try await resetVerification(&body, id: id, caller: caller)
+        let hasAuthData = try await prepareAuthData(&body, stored: stored, caller: caller, checked: checkedAuthData)
+        resetVerification(&body, stored: stored, caller: caller)
         if id == nil {
             // A user signing up with a third-party account (or anonymously) gets a username.
             if hasAuthData, body["username"] == nil { body["username"] = .string(Self.newSessionToken()) }
@@ -122,8 +124,9 @@ extension DataService {
     /// providers on an update (`{provider: null}` unlinks one), and refuses an account or
     /// UnionID already linked to another user (137). Returns whether the body carries authData.
     private func prepareAuthData(
-        _ body: inout [String: JSONValue], id: String?, caller: Caller, checked: CheckedAuthData?
+        _ body: inout [String: JSONValue], stored: StoredObject?, caller: Caller, checked: CheckedAuthData?
     ) async throws -> Bool {
+        let id = stored?.objectId
         guard let value = body["authData"] else { return false }
         guard case .object(var providers) = value else {
             throw DataAPIError(.incorrectType, "authData must be an object of providers.")
@@ -138,7 +141,7 @@ extension DataService {
         providers = try vouching.markingMainAccounts(providers)
         let storage = storage(for: caller)
         var merged: [String: JSONValue] = [:]
-        if let id, case .object(let stored)? = try await storage.fetch("_User", id: id)?.fields["authData"] { merged = stored }
+        if case .object(let stored)? = stored?.fields["authData"] { merged = stored }
         for (provider, data) in providers {
             if data == .null {
                 merged[provider] = nil
@@ -195,11 +198,9 @@ extension DataService {
 
     /// A new user's email and phone start unverified, and so does an address or number a user
     /// changes to: only the verification flows (or the master key) make them verified.
-    func resetVerification(_ body: inout [String: JSONValue], id: String?, caller: Caller) async throws {
+    func resetVerification(_ body: inout [String: JSONValue], stored: StoredObject?, caller: Caller) {
         let pairs = [("email", "emailVerified"), ("mobilePhoneNumber", "mobilePhoneVerified")]
         guard pairs.contains(where: { body[$0.0]?.stringValue?.isEmpty == false }) else { return }
-        var stored: StoredObject?
-        if let id { stored = try await storage(for: caller).fetch("_User", id: id) }
         for (field, flag) in pairs {
             guard let value = body[field], value.stringValue?.isEmpty == false, stored?.fields[field] != value else { continue }
             if caller.isMaster, body[flag] != nil { continue }

@@ -41,13 +41,15 @@ final class MeasuredStorage: StorageEngine {
     }
 
     func update(
-        _ className: String, id: String, changes: ObjectChanges, condition: QueryPredicate?
+        _ className: String, id: String, changes: ObjectChanges, condition: QueryPredicate?, check: RowCheck?
     ) async throws -> StoredObject {
-        try await measure("update") { try await base.update(className, id: id, changes: changes, condition: condition) }
+        try await measure("update") {
+            try await base.update(className, id: id, changes: changes, condition: condition, check: check)
+        }
     }
 
-    func delete(_ className: String, id: String, condition: QueryPredicate?) async throws {
-        try await measure("delete") { try await base.delete(className, id: id, condition: condition) }
+    func delete(_ className: String, id: String, condition: QueryPredicate?, check: RowCheck?) async throws {
+        try await measure("delete") { try await base.delete(className, id: id, condition: condition, check: check) }
     }
 
     func delete(_ className: String, ids: [String], condition: QueryPredicate?) async throws -> [String] {
