@@ -7,6 +7,13 @@ extension SQLiteStorage {
         var changes = changes
         if changes.fields["ACL"] == nil { changes.fields["ACL"] = .set(ACL.publicReadWrite) }
         let frozen = changes
+        // The first write of a class creates it alone: in a group, a later create would find the
+        // new table before it committed, and cache it where concurrent readers look.
+        guard catalog.withLock({ $0[className] != nil }) else {
+            let created = try await write { db in try self.insert(className, frozen, db) }
+            remember(className, created.newFields, table: created.table)
+            return created.object
+        }
         let created = try await creates.create(
             { db in try self.insert(className, frozen, db) }, commit: { inserts in try await self.commit(inserts) })
         remember(className, created.newFields, table: created.table)
