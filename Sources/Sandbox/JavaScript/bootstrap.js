@@ -10,9 +10,10 @@
   delete global.__fhSettle; delete global.__fhHostCall; delete global.__fhTimer;
 
   var functions = Object.create(null);
-  // A Map, not an object keyed by id: ids only grow, and JavaScriptCore enumerates an object's
-  // index-like keys over the whole range it has seen, which made every `for in` below cost more
-  // with each call the worker had served (a quarter of a JS call's CPU in a profile under wrk).
+  // Maps, not objects keyed by id (here and for calls and timers): ids only grow, and
+  // JavaScriptCore enumerates an object's index-like keys over the whole range it has seen,
+  // which made every `for in` over them cost more with each call the worker had served (a
+  // quarter of a JS call's CPU in a profile under wrk).
   var live = new Map();
   // `current` is the invocation whose step is running. It is no identity (see __fhCall),
   // only the route for host calls, timers and logs. Host calls and timers are kept here,
@@ -23,7 +24,7 @@
   // (__fhSettled). An invocation stopped (deadline, failure, background bound) takes its
   // calls and timers with it (forget()).
   var current = 0, callSeq = 0, timerSeq = 0;
-  var calls = Object.create(null), timers = Object.create(null);
+  var calls = new Map(), timers = new Map();
   // The invocation a step's host calls go through: the running one, or, once it has ended
   // (its code finished while another call's continuation still runs), any live one.
   function route() {
@@ -37,15 +38,15 @@
   // An invocation ended: its host calls and timers will never be answered.
   function forget(id) {
     live.delete(id);
-    for (var callId in calls) if (calls[callId].inv === id) delete calls[callId];
-    for (var timerId in timers) if (timers[timerId].inv === id) delete timers[timerId];
+    calls.forEach(function (call, callId) { if (call.inv === id) calls.delete(callId); });
+    timers.forEach(function (timer, timerId) { if (timer.inv === id) timers.delete(timerId); });
     forgetIfIdle();
   }
   // With no invocation left on this worker nobody awaits anything: forget it all.
   function forgetIfIdle() {
     if (live.size) return;
-    calls = Object.create(null);
-    timers = Object.create(null);
+    calls = new Map();
+    timers = new Map();
   }
   var config = { maxResultBytes: 8 << 20 };
   // The host's operations, as Swift declares them (BridgeOperation), handed over at load
@@ -175,7 +176,7 @@
     if (options && typeof options.useMasterKey !== 'boolean') options.useMasterKey = appUsesMasterKey;
     return new Promise(function (resolve, reject) {
       var callId = ++callSeq;
-      calls[callId] = { resolve: resolve, reject: reject, inv: id };
+      calls.set(callId, { resolve: resolve, reject: reject, inv: id });
       started(id);
       native.hostCall(id, callId, op, JSON.stringify(args === undefined ? null : args));
     });
@@ -187,15 +188,17 @@
     // A timer set at load time has no invocation to live in: it never fires.
     if (!live.has(id)) return timerId;
     ms = Math.max(0, Number(ms) || 0);
-    timers[timerId] = { fn: fn, args: args, ms: ms, repeat: repeat, inv: id };
+    timers.set(timerId, { fn: fn, args: args, ms: ms, repeat: repeat, inv: id });
     started(id);
     native.timer(id, timerId, ms);
     return timerId;
   }
   function clearTimer(timerId) {
-    var timer = timers[timerId];
+    // Ids are numbers; one handed back as text ('3') still names its timer, as an object key did.
+    timerId = Number(timerId);
+    var timer = timers.get(timerId);
     if (!timer) return;
-    delete timers[timerId];
+    timers.delete(timerId);
     finished(timer.inv);
   }
   global.setTimeout = function (fn, ms) { return schedule(fn, ms, Array.prototype.slice.call(arguments, 2), false); };
@@ -405,9 +408,9 @@
   // once that one has answered, one started before that on this worker and still live.
   global.__fhResolve = function (id, callId, ok, text) {
     current = id;
-    var call = calls[callId];
+    var call = calls.get(callId);
     if (!call) return;
-    delete calls[callId];
+    calls.delete(callId);
     finished(call.inv);
     var value = JSON.parse(text);
     if (ok) return call.resolve(value);
@@ -417,14 +420,14 @@
   };
   global.__fhFire = function (id, timerId) {
     current = id;
-    var timer = timers[timerId];
+    var timer = timers.get(timerId);
     if (!timer) return;
     // An interval runs on (pending) while its invocation lives: past the answer, until the
     // background bound ends it.
     if (timer.repeat && live.has(timer.inv)) {
       native.timer(timer.inv, timerId, timer.ms);
     } else {
-      delete timers[timerId];
+      timers.delete(timerId);
       finished(timer.inv);
     }
     if (timer.repeat && !live.has(timer.inv)) return;
