@@ -63,6 +63,9 @@ let package = Package(
         .target(
             name: "Sandbox",
             dependencies: ["CJavaScriptCore", "JSON"],
+            // The sandbox's own JavaScript, compiled into the binary as byte arrays
+            // (`PackageResources`): `functionhost` is deployed as one file, with no bundle beside it.
+            resources: [.embedInCode("JavaScript")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -4,6 +4,10 @@
 # for the second pass unless FUNCTIONHOST_TEST_DATABASE_URL names one already.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The sandbox's own JavaScript is embedded in the binary: a syntax error in it fails the run here,
+# before anything is built (node comes with scripts/setup.sh).
+echo "== node --check on the sandbox's JavaScript"
+for file in Sources/Sandbox/JavaScript/*.js; do node --check "$file"; done
 swift build --build-tests
 
 # Tests run in parallel: HTTP-level tests reach their server in process (no port, no socket), each

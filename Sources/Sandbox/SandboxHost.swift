@@ -11,7 +11,7 @@ public protocol SandboxHost: Sendable {
     /// - Returns: the result as JSON, with LeanCloud's `__type` encoding for typed values.
     /// - Throws: `HostCallError`, which reaches the script as a rejected promise carrying its
     ///   code and message.
-    func perform(_ operation: String, arguments: JSONValue) async throws(HostCallError) -> JSONValue
+    func perform(_ operation: BridgeOperation, arguments: JSONValue) async throws(HostCallError) -> JSONValue
 }
 
 /// An operation the host refused or failed, as the script sees it: `error.code`, `error.message`.
@@ -39,7 +39,7 @@ public struct NoHost: SandboxHost {
     public init() {}
 
     /// Refuses the operation.
-    public func perform(_ operation: String, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
-        throw HostCallError(code: 1, message: "'\(operation)' isn't available here.")
+    public func perform(_ operation: BridgeOperation, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
+        throw HostCallError(code: 1, message: "'\(operation.rawValue)' isn't available here.")
     }
 }

@@ -27,7 +27,7 @@ final class WorkerRuntime: Sendable {
         engine.collectsBeforeEachCall = limits.collectsGarbageBeforeEachStep
         defineNatives(in: engine)
         let setup = JSEngine.Limits(cpuSeconds: 10, memoryBytes: limits.memoryBytes)
-        for (name, source) in [("bootstrap.js", CloudCodeBootstrap.source)] + SDKSource.files {
+        for (name, source) in SandboxScripts.all {
             do throws(ScriptError) {
                 _ = try engine.evaluate(source, file: name, limits: setup)
             } catch {
@@ -35,7 +35,10 @@ final class WorkerRuntime: Sendable {
                 preconditionFailure("\(name) failed to load: \(error)")
             }
         }
-        let configuration: JSONValue = ["maxResultBytes": .int(Int64(limits.maxResultBytes)), "env": .object(limits.variables)]
+        let configuration: JSONValue = [
+            "maxResultBytes": .int(Int64(limits.maxResultBytes)), "env": .object(limits.variables),
+            "operations": BridgeOperation.operationTable,
+        ]
         _ = try? engine.call("__fhConfigure", [.string(configuration.jsonString)], limits: setup)
         // Every file is first defined as a module (a syntax error is that file's alone), then
         // run in order; a file another one required has already run and is not run twice.
@@ -146,6 +149,10 @@ final class WorkerRuntime: Sendable {
     private func askHost(_ id: Int, callID: Double, operation: String, argumentsText: String) {
         guard let (host, _, gate) = table.host(of: id) else { return }
         let background = table.backgroundHostCalls
+        // The bootstrap sends only the names it was given; anything else is refused, unsent.
+        guard let operation = BridgeOperation(rawValue: operation) else {
+            return deliver(id, callID: callID, (false, Self.failure(HostCallError(code: 1, message: "Unknown operation '\(operation)'."))))
+        }
         do throws(HostCallError) {
             try gate.submit { [self] in
                 let answer: (ok: Bool, text: String)

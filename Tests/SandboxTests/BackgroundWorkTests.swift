@@ -13,9 +13,9 @@ private final class ParkHost: SandboxHost {
 
     let counts = Mutex(Counts())
 
-    func perform(_ operation: String, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
+    func perform(_ operation: BridgeOperation, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
         let className = arguments["className"]?.stringValue ?? ""
-        counts.withLock { $0.operations.append(operation + " " + className) }
+        counts.withLock { $0.operations.append(operation.rawValue + " " + className) }
         if className == "Park" {
             try? await Task.sleep(for: .seconds(600))
             counts.withLock { $0.cancelled += 1 }
@@ -32,7 +32,7 @@ private final class ParkHost: SandboxHost {
     static let source = """
         AV.Cloud.define('fire', function () {
           console.log('answering');
-          AV._request('data.save', { className: 'Todo' }).then(function (saved) { console.log('saved ' + saved.objectId); });
+          AV._request('data.create', { className: 'Todo' }).then(function (saved) { console.log('saved ' + saved.objectId); });
           setTimeout(function () { console.log('later'); }, 0);
           return 'answered';
         });
@@ -81,7 +81,7 @@ private final class ParkHost: SandboxHost {
         let background = try #require(outcome.background)
         let lines = await background.ended().map(\.message)
         #expect(Set(lines) == ["saved t1", "later"], "\(lines)")
-        #expect(host.counts.withLock { $0.operations } == ["data.save Todo"])
+        #expect(host.counts.withLock { $0.operations } == ["data.create Todo"])
         #expect(code.activeCalls == 0)
     }
 
@@ -149,7 +149,7 @@ private final class ParkHost: SandboxHost {
               return 'left';
             });
             AV.Cloud.define('late', function () {
-              Promise.resolve().then(function () { return AV._request('data.save', { className: 'Todo' }); });
+              Promise.resolve().then(function () { return AV._request('data.create', { className: 'Todo' }); });
               return 'late';
             });
             """

@@ -8,13 +8,13 @@ import Testing
 private struct TestHost: SandboxHost {
     let gate: Gate?
 
-    func perform(_ operation: String, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
+    func perform(_ operation: BridgeOperation, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
         switch operation {
-        case "echo": return arguments
-        case "gate":
+        case .dataFetch: return arguments
+        case .dataFind:
             await gate?.wait()
             return "opened"
-        default: throw HostCallError(code: 1, message: "no \(operation)")
+        default: throw HostCallError(code: 1, message: "no \(operation.rawValue)")
         }
     }
 }
@@ -62,8 +62,8 @@ private actor Gate {
     @Test func awaitsHostCallsAndGetsTheirAnswers() async throws {
         let code = try await load("""
             AV.Cloud.define('twice', async function (request) {
-              var first = await __fhCall('echo', { n: request.params.n });
-              var second = await __fhCall('echo', { n: first.n * 2 });
+              var first = await __fhCall('data.fetch', { n: request.params.n });
+              var second = await __fhCall('data.fetch', { n: first.n * 2 });
               return second.n;
             });
             """)
@@ -74,11 +74,11 @@ private actor Gate {
     @Test func hostFailuresRejectWithTheirCode() async throws {
         let code = try await load("""
             AV.Cloud.define('bad', async function () {
-              try { await __fhCall('nothing', {}); } catch (e) { return [e.code, e.message]; }
+              try { await __fhCall('data.count', {}); } catch (e) { return [e.code, e.message]; }
             });
-            AV.Cloud.define('uncaught', async function () { await __fhCall('nothing', {}); });
+            AV.Cloud.define('uncaught', async function () { await __fhCall('data.count', {}); });
             """)
-        #expect(try await call(code, "bad").result.get() == [1, "no nothing"])
+        #expect(try await call(code, "bad").result.get() == [1, "no data.count"])
         guard case .failure(let error) = try await call(code, "uncaught").result else {
             Issue.record("an uncaught host failure fails the call")
             return
@@ -89,7 +89,7 @@ private actor Gate {
     @Test func aWaitingScriptHoldsNoWorker() async throws {
         let gate = Gate()
         let code = try await load("""
-            AV.Cloud.define('wait', async function () { return await __fhCall('gate', {}); });
+            AV.Cloud.define('wait', async function () { return await __fhCall('data.find', {}); });
             AV.Cloud.define('quick', function () { return 'quick'; });
             """)
         async let waiting = call(code, "wait", host: TestHost(gate: gate))
@@ -132,7 +132,7 @@ private actor Gate {
     @Test func cpuBudgetCountsEveryStep() async throws {
         let code = try await load("""
             AV.Cloud.define('spin', async function () {
-              await __fhCall('echo', {});
+              await __fhCall('data.fetch', {});
               while (true) {}
             });
             """)
@@ -194,7 +194,7 @@ private actor Gate {
     @Test func hostCallsAtLoadTimeAreRefused() async throws {
         let code = try await load("""
             var refused = null;
-            __fhCall('echo', {}).catch(function (e) { refused = e.message; });
+            __fhCall('data.fetch', {}).catch(function (e) { refused = e.message; });
             setTimeout(function () { refused = 'fired'; }, 0);
             AV.Cloud.define('why', function () { return refused; });
             """)

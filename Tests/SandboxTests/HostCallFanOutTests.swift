@@ -25,7 +25,7 @@ final class CountingHost: SandboxHost {
 
     var snapshot: Counts { counts.withLock { $0 } }
 
-    func perform(_ operation: String, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
+    func perform(_ operation: BridgeOperation, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
         let className = arguments["className"]?.stringValue ?? ""
         counts.withLock {
             $0.entered += 1

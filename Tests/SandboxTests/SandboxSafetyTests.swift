@@ -6,7 +6,7 @@ import Testing
 /// A host that answers each data call with the identity the call asked for (its options), so a
 /// test sees who every query would have acted as; queries of `Settings` find nothing.
 private struct IdentityHost: SandboxHost {
-    func perform(_ operation: String, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
+    func perform(_ operation: BridgeOperation, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
         // A turn of the scheduler, so calls made together overlap as real database calls do.
         await Task.yield()
         // The shared loader's own query reads settings: none.

@@ -140,7 +140,7 @@ private final class ParkingHost: SandboxHost {
     let parked = Mutex(false)
     let release = Mutex(false)
 
-    func perform(_ operation: String, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
+    func perform(_ operation: BridgeOperation, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
         parked.withLock { $0 = true }
         // The flag is the synchronization; the pause only spares the cooperative threads.
         while !release.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(1)) }

@@ -49,6 +49,9 @@ enum JavaScriptFunctions {
         var limits = CloudCode.Limits(variables: variables.mapValues(JSONValue.string))
         limits.collectsGarbageBeforeEachStep = collectsGarbageBeforeEachStep
         let code = try await CloudCode(files: files, pool: pool, limits: limits)
+        // What `AV.Cloud.run` reaches from a hook: the Swift functions (the script's own it
+        // runs in place, as it does from a function).
+        let swiftFunctions = registry
         for (file, error) in code.loadErrors {
             logger.error("Cloud code \(file) failed to load: \(error)")
         }
@@ -63,7 +66,8 @@ enum JavaScriptFunctions {
             if let hook = definition.hook {
                 JavaScriptHooks.register(
                     hook, named: definition.name, of: code, into: &registry.hooks, outbound: outbound,
-                    backgroundTime: pool.backgroundTime, logger: logger)
+                    backgroundTime: pool.backgroundTime,
+                    swiftFunctions: swiftFunctions, variables: variables, logger: logger)
                 continue
             }
             guard !registry.contains(definition.name) else {
@@ -83,6 +87,8 @@ enum JavaScriptFunctions {
         return code
     }
 
+    /// A function's call: its request as the script receives it (`{params, sessionToken, meta,
+    /// currentUser}`), run by the one adapter functions and hooks share.
     private static func call(
         _ code: CloudCode, _ name: String, _ request: FunctionRequest, outbound: @escaping ScriptHost.Outbound,
         backgroundTime: Duration
@@ -92,64 +98,11 @@ enum JavaScriptFunctions {
             "meta": ["remoteAddress": request.remoteAddress.map(JSONValue.string) ?? .null],
             "currentUser": request.currentUser ?? .null,
         ]
-        let outcome: CloudCode.Outcome
-        do {
-            outcome = try await code.call(
-                name, request: payload, mode: request.isRPC ? .rpc : .function, host: ScriptHost(
-                    // What the call started and didn't await may run on after its answer; the
-                    // sandbox ends it within this bound (cancelling its host calls).
-                    service: request.data.service, caller: request.data.caller, codeEnvironment: request.environment,
-                    deadline: request.deadline + backgroundTime, run: { try await request.run($0, params: $1, sessionToken: $2) }, outbound: outbound),
-                cpuLimit: cpuBudget(until: request.deadline), deadline: request.deadline,
-                client: client(user: request.currentUser, address: request.remoteAddress))
-        } catch {
-            switch error.kind {
-            case .busy:
-                throw HostError(status: .tooManyRequests, code: 429, message: error.message)
-            case .timeout:
-                throw HostError(status: .serviceUnavailable, code: 124, message: "The request timed out on the server.")
-            case .memoryLimit:
-                throw HostError(status: .internalServerError, code: 141, message: "Cloud function '\(name)' failed: \(error)")
-            case .exception:
-                throw HostError(status: .internalServerError, code: 141, message: "Cloud function '\(name)' failed: \(error)")
-            }
-        }
-        log(outcome, to: request.logger)
-        switch outcome.result {
-        case .success(let value):
-            return value
-        case .failure(let thrown) where thrown.isUserError:
-            throw CloudError(code: thrown.code, message: thrown.message, status: HTTPResponse.Status(code: thrown.status))
-        case .failure(let thrown):
-            throw HostError(status: .internalServerError, code: 141, message: thrown.message)
-        }
-    }
-
-    /// Logs a call's console lines: those up to its answer now, those its background work logs
-    /// once that work has ended.
-    static func log(_ outcome: CloudCode.Outcome, to logger: Logger) {
-        for line in outcome.logs {
-            logger.log(level: Logger.Level(rawValue: line.level) ?? .info, "\(line.message)")
-        }
-        outcome.background?.whenEnded { lines in
-            for line in lines { logger.log(level: Logger.Level(rawValue: line.level) ?? .info, "\(line.message)") }
-        }
-    }
-
-    /// Who a call counts against for its client's share of the workers: its signed-in user,
-    /// else its address; nil when neither is known.
-    static func client(user: JSONValue?, address: String?) -> String? {
-        if let id = user?["objectId"]?.stringValue { return "user:" + id }
-        // Keyed as the other per-client limits are: an IPv6 client is its /64.
-        return address.map { "address:" + SendLimits.client(ofAddress: $0) }
-    }
-
-    /// The CPU seconds a call may use before its deadline. JavaScriptCore overshoots its limit
-    /// by up to half: two thirds of the time left keeps the real stop inside it.
-    static func cpuBudget(until deadline: ContinuousClock.Instant) -> Double {
-        let budget = deadline - .now
-        let seconds = Double(budget.components.seconds) + Double(budget.components.attoseconds) / 1e18
-        return max(0.05, seconds * 2 / 3)
+        return try await JavaScriptCall(code: code, name: name, target: .function(rpc: request.isRPC)).run(
+            payload, data: request.data, codeEnvironment: request.environment, deadline: request.deadline,
+            backgroundTime: backgroundTime, run: { try await request.run($0, params: $1, sessionToken: $2) },
+            outbound: outbound, client: JavaScriptCall.client(user: request.currentUser, address: request.remoteAddress),
+            logger: request.logger)
     }
 
     /// `fetch` for an environment's scripts: through the shared client, under that

@@ -1,3 +1,4 @@
+import CallSupport
 import DataAPI
 import Hooks
 import JSON
@@ -10,59 +11,62 @@ import Sandbox
 enum JavaScriptHooks {
     /// Registers one hook the code defines (`onVerified`'s class is its channel, `sms` or
     /// `email`; `onLogin`'s and `onAuthData`'s is `_User`).
+    ///
+    /// - Parameters:
+    ///   - swiftFunctions: what the hook's `AV.Cloud.run` reaches beyond the script's own functions.
+    ///   - variables: the environment's variables, the `FunctionRequest.variables` of those functions.
     static func register(
         _ hook: CloudCode.Hook, named name: String, of code: CloudCode, into registry: inout HookRegistry,
-        outbound: @escaping @Sendable (EnvironmentName) -> ScriptHost.Outbound, backgroundTime: Duration, logger: Logger
+        outbound: @escaping @Sendable (EnvironmentName) -> ScriptHost.Outbound, backgroundTime: Duration,
+        swiftFunctions: FunctionRegistry, variables: [String: String], logger: Logger
     ) {
         guard let kind = HookKind(rawValue: hook.kind) else { return }
         guard !registry.contains(kind, hook.className) else {
             logger.error("The \(hook.kind) hook of \(hook.className) is defined in Swift and in JavaScript; the Swift one is kept.")
             return
         }
+        let call = JavaScriptCall(code: code, name: name, target: .hook(kind, className: hook.className))
         // The sandbox ends the call at its deadline itself: no timer race is needed.
         registry.define(kind, hook.className, keepsDeadline: true) { request in
-            try await call(code, name, &request, outbound: outbound(request.environment), backgroundTime: backgroundTime)
+            let answer = try await call.run(
+                payload(of: request), data: request.data, codeEnvironment: request.environment, deadline: request.deadline,
+                backgroundTime: backgroundTime,
+                run: runner(for: request, functions: swiftFunctions, variables: variables),
+                outbound: outbound(request.environment), client: JavaScriptCall.client(user: request.user, address: nil),
+                logger: request.logger)
+            apply(answer, to: &request)
         }
     }
 
-    private static func call(
-        _ code: CloudCode, _ name: String, _ request: inout HookRequest, outbound: @escaping ScriptHost.Outbound,
-        backgroundTime: Duration
-    ) async throws {
-        let payload: JSONValue = [
+    /// What the script receives: the event, as the bootstrap turns it into the hook's request.
+    private static func payload(of request: HookRequest) -> JSONValue {
+        [
             "kind": .string(request.kind.rawValue), "className": .string(request.className),
             "object": .object(request.object), "original": request.original.map { .object($0.restJSON()) } ?? .null,
             "updatedKeys": .array(request.updatedKeys.map(JSONValue.string)), "user": request.user ?? .null,
             "context": .object(request.context), "results": .array(request.results.map { .object($0.restJSON()) }),
         ]
-        let host = ScriptHost(
-            service: request.data.service, caller: request.data.caller, codeEnvironment: request.environment,
-            // What the hook started and didn't await may run on after its answer, within this bound.
-            deadline: request.deadline + backgroundTime, run: { _, _, _ in throw HookError(code: 1, message: "AV.Cloud.run of a Swift function isn't available in hooks yet.") },
-            outbound: outbound)
-        let outcome: CloudCode.Outcome
-        do {
-            outcome = try await code.call(
-                name, request: payload, mode: .hook, host: host,
-                cpuLimit: JavaScriptFunctions.cpuBudget(until: request.deadline), deadline: request.deadline,
-                client: JavaScriptFunctions.client(user: request.user, address: nil))
-        } catch {
-            if error.kind == .timeout { throw HookError.timedOut(request.kind, request.className) }
-            // Each hook has its share of the workers, as each function has.
-            if error.kind == .busy { throw HookError(code: 429, message: error.message, status: 429) }
-            throw HookError.rejected(error.description, crashed: true)
-        }
-        JavaScriptFunctions.log(outcome, to: request.logger)
-        let answer: JSONValue
-        switch outcome.result {
-        case .success(let value):
-            answer = value
-        case .failure(let thrown) where thrown.isUserError && thrown.code != 1:
-            // A code of the hook's own choosing reaches the client as is.
-            throw HookError(code: thrown.code, message: thrown.message, status: thrown.status)
-        case .failure(let thrown):
-            throw HookError.rejected(thrown.message, crashed: !thrown.isUserError)
-        }
+    }
+
+    /// `AV.Cloud.run` of a Swift function from a hook: it runs as the hook's caller (its user,
+    /// its session, its master key if the request carried one; its data calls one hook deeper,
+    /// as the hook's own are), or as the user whose session token the code names. Nothing the
+    /// client sent chooses it: the caller is the request's, built by its authentication.
+    private static func runner(
+        for request: HookRequest, functions: FunctionRegistry, variables: [String: String]
+    ) -> @Sendable (String, JSONValue, String?) async throws -> JSONValue {
+        let caller = request.data.caller
+        let function = FunctionRequest(
+            params: .object([:]), sessionToken: caller.user?["sessionToken"]?.stringValue, currentUser: caller.user,
+            isRPC: false, remoteAddress: nil, isMaster: caller.isMaster, environment: request.environment,
+            variables: variables, taggedLogger: TaggedLogger(request.logger, tags: [:]), deadline: request.deadline,
+            data: request.data, functions: functions)
+        return { name, params, sessionToken in try await function.run(name, params: params, sessionToken: sessionToken) }
+    }
+
+    /// Takes back what the hook left: its object (and which keys it changed), its context, an
+    /// `afterFind`'s results.
+    private static func apply(_ answer: JSONValue, to request: inout HookRequest) {
         if case .object(let object)? = answer["object"] { request.object = object }
         if case .array(let keys)? = answer["changed"] { request.event.changedKeys = Set(keys.compactMap(\.stringValue)) }
         if case .object(let context)? = answer["context"] { request.context = context }

@@ -21,7 +21,7 @@ struct ScriptDataOperations: Sendable {
     ///
     /// - Throws: `HostCallError` with the data layer's LeanCloud code and message; code 1 for any
     ///   other failure and for an operation that isn't a data operation.
-    func perform(_ operation: String, arguments: JSONValue, caller: Caller) async throws(HostCallError) -> JSONValue {
+    func perform(_ operation: BridgeOperation, arguments: JSONValue, caller: Caller) async throws(HostCallError) -> JSONValue {
         do {
             return try await run(operation, ScriptArguments(arguments), caller: caller)
         } catch let error as HostCallError {
@@ -34,28 +34,28 @@ struct ScriptDataOperations: Sendable {
     }
 
     /// Dispatches one operation; any error is mapped by `perform`.
-    private func run(_ operation: String, _ arguments: ScriptArguments, caller: Caller) async throws -> JSONValue {
+    private func run(_ operation: BridgeOperation, _ arguments: ScriptArguments, caller: Caller) async throws -> JSONValue {
         switch operation {
-        case "data.create":
+        case .dataCreate:
             // A create has no condition to check (a `where` is ignored, as over REST), and it
             // always answers the whole object, so `fetchWhenSave` changes nothing here.
             let body = try arguments.body()
             let object = try await service.create(try arguments.className(), body: body, caller: caller)
             return .object(try await service.answer(object, sent: body, caller: caller).restJSON())
-        case "data.update":
+        case .dataUpdate:
             let body = try arguments.body()
             let object = try await service.update(
                 try arguments.className(), id: try arguments.objectId(), body: body,
                 condition: try arguments.condition(), caller: caller).object
             return .object(try await service.answer(object, sent: body, caller: caller).restJSON())
-        case "data.delete":
+        case .dataDelete:
             try await service.delete(
                 try arguments.className(), id: try arguments.objectId(), condition: try arguments.condition(),
                 caller: caller)
             return .null
-        case "data.fetch":
+        case .dataFetch:
             return try await fetch(arguments, caller: caller)
-        case "data.find":
+        case .dataFind:
             // Through the parameters, as the REST route does, so find hooks run for scripts too.
             let (query, objects, _) = try await service.find(try arguments.className(), query: arguments.query(), caller: caller)
             return .array(
@@ -63,7 +63,7 @@ struct ScriptDataOperations: Sendable {
                     let json = object.restJSON(includeACL: query.returnACL)
                     return .object(query.keys?.apply(to: json) ?? json)
                 })
-        case "data.count":
+        case .dataCount:
             // Only the condition counts, as in `GET /classes/{cls}?count=1&limit=0`; through the
             // parameters, so `beforeFind` narrows counts as it narrows finds.
             var parameters = arguments.query()
@@ -72,8 +72,8 @@ struct ScriptDataOperations: Sendable {
             parameters["count"] = 1
             let found = try await service.find(try arguments.className(), query: parameters, withCount: true, caller: caller)
             return .int(Int64(found.count ?? 0))
-        default:
-            throw HostCallError(code: 1, message: "Unknown operation '\(operation)'.")
+        case .cloudRun, .cloudUser, .httpRequest:
+            throw HostCallError(code: 1, message: "'\(operation.rawValue)' is not a data operation.")
         }
     }
 

@@ -28,25 +28,25 @@ struct ScriptHost: SandboxHost {
     /// Outbound HTTP under the environment's allow-list.
     let outbound: Outbound
 
-    func perform(_ operation: String, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
+    func perform(_ operation: BridgeOperation, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
         // A call the script makes after its deadline would outlive the work it serves; one whose
         // invocation ended (its task cancelled by the sandbox) has no one left to answer.
         guard ContinuousClock.now < deadline, !Task.isCancelled else {
             throw HostCallError(code: 124, message: "The request timed out on the server.")
         }
+        // Every operation the bridge declares has its handler here: no default, so a new one
+        // doesn't compile until it is handled.
         switch operation {
-        case _ where operation.hasPrefix("data."):
+        case .dataCreate, .dataUpdate, .dataDelete, .dataFetch, .dataFind, .dataCount:
             // The call's caller carries the request's environment, and with it its database.
             let caller = try await callerOfCall(arguments)
             return try await ScriptDataOperations(service: service).perform(operation, arguments: arguments, caller: caller)
-        case "cloud.run":
+        case .cloudRun:
             return try await runFunction(arguments)
-        case "cloud.user":
+        case .cloudUser:
             return try await user(arguments["sessionToken"]?.stringValue ?? "")
-        case "http.request":
+        case .httpRequest:
             return try await outbound(arguments, deadline)
-        default:
-            throw HostCallError(code: 1, message: "Unknown operation '\(operation)'.")
         }
     }
 
