@@ -46,6 +46,32 @@ import Testing
         }
     }
 
+    /// Issue 32's attack review: the router skips empty path segments, so `//1.1/resetPassword/T`
+    /// and `/files//K` reach their routes; the log redacted by string prefix and wrote them whole.
+    @Test func secretsInPathsWithEmptySegmentsAreRedactedToo() async throws {
+        let log = CapturedLog()
+        try await EdgeFixture.run(logger: log) { api, _ in
+            let issued = try await api.post("/1.1/fileTokens", ["name": "n.txt"])
+            let put = try await api.send(
+                .put, try FileFixture.path(issued["upload_url"]), headers: FileFixture.typed("text/plain", Headers.none), body: "n")
+            #expect(put.status == .ok, "\(put)")
+            let key = try #require(issued["key"]?.stringValue)
+            #expect(try await api.get("//files/\(key)", headers: Headers.none).text == "n")
+            #expect(try await api.get("/files//\(key)", headers: Headers.none).text == "n")
+            _ = try await api.get("//1.1/resetPassword/SECRETA", headers: Headers.none)
+            _ = try await api.get("/1.1//resetPassword/SECRETB", headers: Headers.none)
+            _ = try await api.get("///1/emailVerify/SECRETC", headers: Headers.none)
+            let lines = log.lines
+            for secret in [key, "SECRETA", "SECRETB", "SECRETC"] {
+                let leaks = lines.filter { $0.contains(secret) }
+                #expect(leaks.isEmpty, "\(secret) is in the log: \(leaks)")
+            }
+            #expect(lines.contains { $0.contains("/1.1/resetPassword/***") }, "\(lines)")
+        }
+        #expect(RedactedPath.of("//1.1/resetPassword/abc") == "/1.1/resetPassword/***")
+        #expect(RedactedPath.of("/files//k.txt/") == "/files/***/")
+    }
+
     @Test func redactionKeepsOtherPathsAsTheyAre() {
         #expect(RedactedPath.of("/1.1/resetPassword/abc") == "/1.1/resetPassword/***")
         #expect(RedactedPath.of("/1/emailVerify/abc/extra") == "/1/emailVerify/***/extra")

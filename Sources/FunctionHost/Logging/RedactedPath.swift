@@ -15,21 +15,22 @@ enum RedactedPath {
     /// route was asked for).
     static func of(_ path: String) -> String {
         // Most paths hold no secret: told without splitting them (every request's line asks).
-        guard mayHoldSecret(path) else { return path }
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        // ["", "1.1", "resetPassword", token, ...] or ["", "files", key, name?]
+        // A path with an empty segment (`//1.1/resetPassword/...`) is still routed, the router
+        // skipping empty segments: it is always split, as the router sees it.
+        guard path.contains("//") || mayHoldSecret(path) else { return path }
+        let segments = path.split(separator: "/")
+        // ["1.1", "resetPassword", token, ...] or ["files", key, name?]
         let secretIndex: Int
-        if segments.count > 3, segments[1] == "1.1" || segments[1] == "1", secretAfter.contains(segments[2]) {
-            secretIndex = 3
-        } else if segments.count > 2, segments[1] == "files" {
+        if segments.count > 2, segments[0] == "1.1" || segments[0] == "1", secretAfter.contains(segments[1]) {
             secretIndex = 2
+        } else if segments.count > 1, segments[0] == "files" {
+            secretIndex = 1
         } else {
             return path
         }
-        guard !segments[secretIndex].isEmpty else { return path }
         var redacted = segments
         redacted[secretIndex] = "***"
-        return redacted.joined(separator: "/")
+        return "/" + redacted.joined(separator: "/") + (path.hasSuffix("/") ? "/" : "")
     }
 
     /// Whether `path` is a file URL or names a secret-bearing route after its version.
