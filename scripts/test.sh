@@ -5,8 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The sandbox's own JavaScript is embedded in the binary: a syntax error in it fails the run here,
-# before anything is built (node comes with scripts/setup.sh).
+# before anything is built (Debian's nodejs, installed when missing).
 echo "== node --check on the sandbox's JavaScript"
+bash scripts/setup.sh nodejs
 for file in Sources/Sandbox/JavaScript/*.js; do node --check "$file"; done
 swift build --build-tests
 
