@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
     ],
     targets: [
         // JavaScriptCore from libjavascriptcoregtk-4.1, plus the two exported time-limit functions
@@ -96,6 +98,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // LeanCloud's realtime commands as protobuf messages (generated once from
+        // `realtime.proto` beside them and committed: a build-time plugin costs minutes per CI run).
+        .target(
+            name: "RealtimeProtocol",
+            dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            swiftSettings: swiftSettings
+        ),
+        // LiveQuery: subscriptions to queries, matched against every committed write heard on a
+        // change feed and delivered as each subscriber's view; knows nothing of sockets or HTTP.
+        .target(
+            name: "LiveQuery",
+            dependencies: [
+                "DataAPI",
+                "JSON",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "FunctionHost",
             dependencies: [
@@ -103,8 +123,11 @@ let package = Package(
                 "DataAPI",
                 "JSON",
                 "Hooks",
+                "LiveQuery",
+                "RealtimeProtocol",
                 "Sandbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 // The HTTP/1 server's builder, to add the connection limits to each connection.
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -197,15 +220,24 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "LiveQueryTests",
+            dependencies: ["DataAPI", "JSON", "LiveQuery", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "FunctionHostTests",
             dependencies: [
                 "CallSupport",
                 "FunctionHost",
                 "Functions",
                 "JSON",
+                "LiveQuery",
+                "RealtimeProtocol",
                 "Sandbox",
                 "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // A real WebSocket client for the realtime endpoint's tests.
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 // Streams the 200 MB upload of the files memory test (already built for the server).
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // Signs Sign in with Apple identity tokens with a key of the tests' own, and

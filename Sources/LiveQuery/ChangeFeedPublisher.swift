@@ -1,0 +1,32 @@
+public import DataAPI
+
+/// The write feed's listener that announces every committed write on a change feed: how writes
+/// made on this host, by whatever path, reach LiveQuery.
+public struct ChangeFeedPublisher: WriteListener {
+    /// Where changes are announced.
+    public let feed: any ChangeFeed
+
+    /// Creates a publisher onto a feed.
+    public init(feed: any ChangeFeed) {
+        self.feed = feed
+    }
+
+    /// Announces the write.
+    public func didWrite(_ kind: WriteKind, _ event: ObjectEvent) async {
+        let change = CommittedChange(
+            kind: CommittedChange.Kind(kind), className: event.className, object: event.object,
+            original: event.original?.restJSON(), updatedKeys: event.updatedKeys, environment: event.caller.environment)
+        await feed.publish(change)
+    }
+}
+
+extension CommittedChange.Kind {
+    /// The change kind of a committed write.
+    init(_ kind: WriteKind) {
+        switch kind {
+        case .create: self = .create
+        case .update: self = .update
+        case .delete: self = .delete
+        }
+    }
+}
