@@ -103,6 +103,7 @@ let package = Package(
         .target(
             name: "RealtimeProtocol",
             dependencies: [.product(name: "SwiftProtobuf", package: "swift-protobuf")],
+            exclude: ["realtime.proto"],
             swiftSettings: swiftSettings
         ),
         // LiveQuery: subscriptions to queries, matched against every committed write heard on a
