@@ -129,6 +129,8 @@ let package = Package(
                 "Sandbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                // The realtime endpoint's close codes.
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 // The HTTP/1 server's builder, to add the connection limits to each connection.
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),

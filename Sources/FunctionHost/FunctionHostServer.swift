@@ -3,6 +3,8 @@ import Foundation
 import Hooks
 public import Hummingbird
 import HummingbirdCore
+import HummingbirdWebSocket
+import LiveQuery
 public import Logging
 import ServiceLifecycle
 
@@ -47,20 +49,40 @@ public enum FunctionHostServer {
         }
         return Application(
             router: router,
-            server: clientServer(configuration.connectionLimits, proxies: configuration.trustedProxies),
+            server: clientServer(configuration, metrics: services.metrics, connections: configuration.liveQueryConnections),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FunctionHost"),
             services: lifetimes,
             logger: logger)
     }
 
-    /// HTTP/1 for clients, with the connection limits: each connection guarded (a cap per
-    /// client, each request's header deadline and body rate) and closed once idle.
-    private static func clientServer(_ limits: ConnectionLimits, proxies: TrustedProxies) -> HTTPServerBuilder {
+    /// HTTP/1 for clients, with the connection limits: each connection gated (a cap per client,
+    /// its first request's deadlines), its requests guarded (each request's header deadline and
+    /// body rate) and closed once idle; with subscriptions to serve, `/realtime` upgrades to
+    /// the realtime WebSocket (`RealtimeEndpoint`).
+    private static func clientServer(
+        _ configuration: HostConfiguration, metrics: HostMetrics, connections: (any LiveQueryConnections)?
+    ) -> HTTPServerBuilder {
+        let limits = configuration.connectionLimits
         let counts = ConnectionCounts(limit: limits.perAddress)
-        return .http1(
-            configuration: .init(
-                additionalChannelHandlers: [ConnectionGuard(counts: counts, limits: limits, proxies: proxies)],
-                idleTimeout: .init(limits.idleTimeout)))
+        let gate: @Sendable () -> ConnectionGate = { [proxies = configuration.trustedProxies] in ConnectionGate(counts: counts, limits: limits, proxies: proxies) }
+        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [ConnectionGuard(limits: limits)], idleTimeout: .init(limits.idleTimeout))
+        guard let connections else {
+            return HTTPServerBuilder { responder in GatedChildChannel(inner: HTTP1Channel(responder: responder, configuration: http1), gate: gate) }
+        }
+        let realtime = configuration.realtimeLimits
+        let endpoint = RealtimeEndpoint(
+            appID: configuration.keys.appId, connections: connections, limits: realtime,
+            idleTimeout: realtime.idleTimeout(limits), metrics: metrics)
+        // The library's pings are off: the SDKs keep their connections alive themselves, and the
+        // gate closes one that sent nothing for the idle time.
+        let webSocket = WebSocketServerConfiguration(maxFrameSize: realtime.maxMessageSize, autoPing: .disabled, closeTimeout: realtime.closeGrace)
+        return HTTPServerBuilder { responder in
+            GatedChildChannel(
+                inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, configuration: .init(http1: http1, ws: webSocket),
+                    shouldUpgrade: { request, channel, _ in endpoint.shouldUpgrade(request, channel: channel) }),
+                gate: gate)
+        }
     }
 
     /// The services routes use, over opened databases: the hooked data service, the deployer
@@ -190,6 +212,7 @@ public enum FunctionHostServer {
         EngineRoutes().register(on: router)
         OpenAPIRoutes(version: EngineRoutes.version).register(on: router)
         FileDownloads(files: services.files).register(on: router)
+        RealtimeRouteLookup(publicURL: configuration.publicURL).register(on: router)
         let authenticated = router.group().add(middleware: authentication)
         MetricsRoutes(metrics: services.metrics) { [environments = services.deployer.environments] in environments.poolGauges() }
             .register(on: authenticated.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))

@@ -14,10 +14,10 @@ import Testing
 /// added outside the group by mistake fails here rather than serving everyone.
 @Suite struct RouteAccessTests {
     /// The routes that take no app keys, each for a reason: the health check, the clock, the API's
-    /// description; pages and images whose token is the credential; file URLs; token uploads;
+    /// description, the realtime router (the JS and C# SDKs ask it without keys); pages and images whose token is the credential; file URLs; token uploads;
     /// platform hook calls, which carry the hook key instead.
     static let expectedOpen: Set<String> = [
-        "GET /", "GET /__engine/1/ping", "GET /__engine/1.1/ping", "GET /openapi.json",
+        "GET /", "GET /__engine/1/ping", "GET /__engine/1.1/ping", "GET /openapi.json", "GET /v1/route",
         "GET /files/{key}", "HEAD /files/{key}", "GET /files/{key}/{name}",
         "GET /1/date", "GET /1.1/date",
         "GET /1/emailVerify/{token}", "GET /1.1/emailVerify/{token}",

@@ -3,6 +3,7 @@ public import Foundation
 public import Hooks
 public import Sandbox
 public import JSON
+public import LiveQuery
 
 /// Everything the server needs to start.
 public struct HostConfiguration: Sendable {
@@ -83,6 +84,11 @@ public struct HostConfiguration: Sendable {
     public var statementBudget = StatementBudget()
     /// Idle and read timeouts of client connections, and how many one address may hold open.
     public var connectionLimits = ConnectionLimits()
+    /// The bounds of each realtime (LiveQuery WebSocket) connection.
+    public var realtimeLimits = RealtimeLimits()
+    /// The subscriptions realtime connections log in to, in place of the host's own (a test
+    /// that pushes events itself).
+    public var liveQueryConnections: (any LiveQueryConnections)?
     /// A second port serving `/metrics` without keys, for the operator's network; nil serves
     /// them only on the main port, behind the master key.
     public var adminPort: Int?

@@ -2,9 +2,10 @@ import HTTPTypes
 import NIOCore
 import NIOHTTPTypes
 
-/// Guards one client connection: closes it at once when its client already holds as many as
-/// `ConnectionLimits.perAddress`; closes it when a request's headers, once begun, don't end
-/// within `ConnectionLimits.headerTimeout` (every request, not only the first); and cuts a
+/// Guards one client connection's HTTP requests (its count against the client's share, and its
+/// first request's deadlines before the HTTP handlers are in place, are `ConnectionGate`'s):
+/// closes it when a request's headers, once begun, don't end within
+/// `ConnectionLimits.headerTimeout` (every request after the first); and cuts a
 /// request whose body arrives slower than `bodyBytesPerWindow` a `bodyWindow` (408 when no
 /// response has begun). Hummingbird's idle timeout restarts with every request part, so by
 /// itself a body sent a byte at a time held the connection for ever.
@@ -16,7 +17,7 @@ import NIOHTTPTypes
 ///
 /// Sits after the HTTP decoder, seeing request parts; one instance per connection, used on its
 /// event loop only.
-final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler, ConnectionDeadline {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
@@ -34,12 +35,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case closing
     }
 
-    private let counts: ConnectionCounts
     private let limits: ConnectionLimits
-    private let proxies: TrustedProxies
-    /// The address `counts` holds this connection under; nil when it isn't counted.
-    private var counted: String?
-    private var started = false
     private var phase = Phase.between
     /// Request parts passed on since the last read completed: a read that passed none only
     /// began a request's headers (the decoder holds them until they end).
@@ -47,7 +43,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether a response head has been written since the current request's head arrived
     /// (a route may answer, 413 say, before it has read the body): then a cut only closes.
     private var answered = false
-    private var timer: Scheduled<Void>?
+    var timer: Scheduled<Void>?
     /// Body bytes of the current window.
     private var windowBytes = 0
     /// The time of the current window a read was outstanding, up to `readSince`.
@@ -55,19 +51,13 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// When the outstanding read was asked for; nil when none is.
     private var readSince: NIODeadline?
 
-    init(counts: ConnectionCounts, limits: ConnectionLimits, proxies: TrustedProxies) {
-        self.counts = counts
+    init(limits: ConnectionLimits) {
         self.limits = limits
-        self.proxies = proxies
     }
 
+    /// The connection is HTTP from here on: the gate hands its deadlines over.
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { start(context) }
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        start(context)
-        context.fireChannelActive()
+        context.pipeline.syncOperations.fireUserInboundEventTriggered(ConnectionGate.ServingHTTP())
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -175,37 +165,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
     }
 
-    private func schedule(
-        _ context: ChannelHandlerContext, in delay: TimeAmount, _ action: @escaping (ConnectionGuard, ChannelHandlerContext) -> Void
-    ) {
-        timer?.cancel()
-        timer = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(in: delay) { [self] in
-            timer = nil
-            action(self, context)
-        }
-    }
-
-    private func cancelTimer() {
-        timer?.cancel()
-        timer = nil
-    }
-
-    private func start(_ context: ChannelHandlerContext) {
-        guard !started else { return }
-        started = true
-        // The TCP peer: a connection holds a descriptor whoever the client behind a proxy is.
-        if let peer = context.channel.remoteAddress?.ipAddress, !proxies.contains(peer) {
-            guard counts.admit(peer) else {
-                context.close(promise: nil)
-                return
-            }
-            counted = peer
-        }
-    }
-
     private func stop() {
         cancelTimer()
-        if let counted { counts.release(counted) }
-        counted = nil
     }
 }

@@ -105,6 +105,40 @@ public final class HostMetrics: Sendable {
         ).record(duration: duration)
     }
 
+    /// The realtime (LiveQuery) connections open now.
+    private let realtimeOpen = Atomic<Int>(0)
+
+    /// A realtime connection opened (upgraded to a WebSocket).
+    func recordRealtimeOpened() {
+        let open = realtimeOpen.add(1, ordering: .relaxed).newValue
+        CoreMetrics.Gauge(label: "functionhost_realtime_connections", factory: factory).record(open)
+    }
+
+    /// A realtime connection ended, whatever closed it (`recordRealtimeClose` says why).
+    func recordRealtimeEnded() {
+        let open = realtimeOpen.subtract(1, ordering: .relaxed).newValue
+        CoreMetrics.Gauge(label: "functionhost_realtime_connections", factory: factory).record(open)
+    }
+
+    /// The realtime connections open now.
+    var realtimeConnections: Int { realtimeOpen.load(ordering: .relaxed) }
+
+    /// One realtime command, `in` from a client or `out` to one, by its command name (`login`,
+    /// `data`, `heartbeat` for the JSON dialect's `{}`...): a fixed set, never an id.
+    func recordRealtimeCommand(direction: String, command: String) {
+        Counter(
+            label: "functionhost_realtime_commands_total", dimensions: [("direction", direction), ("command", command)],
+            factory: factory
+        ).increment()
+    }
+
+    /// Why a realtime connection ended, or an upgrade was refused: `client`, `idle`,
+    /// `slow_consumer`, `too_fast`, `malformed`, `protocol`, `wrong_app`, `invalid_login`,
+    /// `refused_upgrade`.
+    func recordRealtimeClose(_ reason: String) {
+        Counter(label: "functionhost_realtime_closes_total", dimensions: [("reason", reason)], factory: factory).increment()
+    }
+
     /// A value that is a state rather than a count, read when the metrics are scraped.
     struct Gauge: Sendable {
         var name: String

@@ -23,6 +23,10 @@ extension OpenAPIDocument {
         APIOperation("get", "/__engine/1.1/ping", prefixed: false, tag: "Engine", "Health check.", access: .open),
         APIOperation("get", "/", prefixed: false, tag: "Engine", "The server's name.", access: .open, answer: nil),
         APIOperation("get", "/openapi.json", prefixed: false, tag: "Engine", "This document.", access: .open),
+        APIOperation(
+            "get", "/v1/route", prefixed: false, tag: "LiveQuery",
+            "Where the realtime (LiveQuery) WebSocket is: {server, secondary, ttl}; the SDKs ask it first, without keys.",
+            access: .open),
         APIOperation("get", "/metrics", prefixed: false, tag: "Engine", "Prometheus metrics (master key).", access: .master, answer: nil),
     ]
 

@@ -1,0 +1,135 @@
+import Foundation
+import HTTPTypes
+import HummingbirdWebSocket
+import LiveQuery
+import Logging
+import NIOCore
+import NIOWebSocket
+import RealtimeProtocol
+
+/// The realtime (LiveQuery) WebSocket endpoint, `GET /realtime` upgraded on the server's own
+/// port, in one of LeanCloud's sub-protocols. A connection logs in with its subscription id and
+/// is attached to the subscriptions (`LiveQueryConnections`), which push events to it.
+struct RealtimeEndpoint: Sendable {
+    /// Where the endpoint is (`/v1/route` hands out its URL).
+    static let path = "/realtime"
+
+    /// The app this server serves: a login for another is refused (4100).
+    let appID: String
+    /// The subscriptions' side.
+    let connections: any LiveQueryConnections
+    let limits: RealtimeLimits
+    /// The connection limits' idle time raised to the SDKs' keep-alive.
+    let idleTimeout: Duration
+    let metrics: HostMetrics
+
+    /// The upgrade's decision: `/realtime` with a sub-protocol of LeanCloud's, named in the
+    /// answer as the handshake requires. Anything else is not upgraded (400).
+    func shouldUpgrade(
+        _ request: HTTPRequest, channel: any Channel
+    ) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+        let path = request.path.map { $0.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0] }
+        guard request.method == .get, path == Self.path[...], let (name, dialect) = Self.subProtocol(request) else {
+            metrics.recordRealtimeClose("refused_upgrade")
+            return .dontUpgrade
+        }
+        return .upgrade([.secWebSocketProtocol: name]) { inbound, outbound, _ in
+            await serve(dialect: dialect, inbound: inbound, outbound: outbound, channel: channel)
+        }
+    }
+
+    /// The first sub-protocol the client offered that is served, as it named it.
+    static func subProtocol(_ request: HTTPRequest) -> (String, SubProtocol)? {
+        let offered = request.headerFields[values: .secWebSocketProtocol].flatMap { $0.split(separator: ",") }
+        for name in offered.prefix(16) {
+            if let dialect = SubProtocol(offered: name) {
+                return (name.trimmingCharacters(in: .whitespaces), dialect)
+            }
+        }
+        return nil
+    }
+
+    /// One connection: its reader answers commands in order while its writer writes replies
+    /// and pushes from the outbox; it ends when either side closes.
+    private func serve(dialect: SubProtocol, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async {
+        metrics.recordRealtimeOpened()
+        defer { metrics.recordRealtimeEnded() }
+        let grace = limits.closeGrace
+        let outbox = RealtimeOutbox(limits: limits) { [metrics] close in
+            metrics.recordRealtimeClose(close.label)
+            // A client that doesn't read gets its close frame late or never: the socket is cut.
+            channel.eventLoop.scheduleTask(in: .init(grace)) { channel.close(promise: nil) }
+        }
+        channel.pipeline.fireUserInboundEventTriggered(ConnectionGate.Upgraded(idleTimeout: idleTimeout) { outbox.close(.idle) })
+        let codec = RealtimeCodec(dialect: dialect)
+        var session = RealtimeSession(appID: appID, connections: connections, outbox: outbox, limits: limits, metrics: metrics)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await Self.write(outbox, codec: codec, to: outbound, appID: appID, metrics: metrics) }
+            do {
+                for try await message in inbound.messages(maxSize: limits.maxMessageSize) {
+                    let frame: RealtimeInbound
+                    do throws(MalformedFrame) {
+                        frame = try codec.decode(message)
+                    } catch {
+                        outbox.close(.malformed(error.reason))
+                        break
+                    }
+                    guard await session.handle(frame) else { break }
+                }
+                if outbox.closing == nil { metrics.recordRealtimeClose("client") }
+            } catch {
+                // Too large a message, or a protocol error: the library closes with its code
+                // (1009, 1002).
+                if outbox.closing == nil { metrics.recordRealtimeClose("protocol") }
+            }
+            await session.end()
+            outbox.finish()
+            await group.waitForAll()
+        }
+    }
+
+    /// Writes the outbox until its close (written last) or its end.
+    private static func write(
+        _ outbox: RealtimeOutbox, codec: RealtimeCodec, to outbound: WebSocketOutboundWriter, appID: String, metrics: HostMetrics
+    ) async {
+        for await item in outbox.items {
+            do {
+                switch item {
+                case .command(let command):
+                    try await outbound.write(codec.encode(command))
+                case .heartbeat:
+                    try await outbound.write(RealtimeCodec.heartbeat)
+                case .events(let installationID, let events, let bytes):
+                    outbox.delivered(events: events.count, bytes: bytes)
+                    // Once closing, queued pushes are skipped: the close goes out next.
+                    guard outbox.closing == nil else { continue }
+                    try await outbound.write(codec.encode(dataCommand(events, installationID: installationID, appID: appID)))
+                    metrics.recordRealtimeCommand(direction: "out", command: "data")
+                case .close(let close):
+                    try await outbound.close(WebSocketErrorCode(codeNumber: Int(close.code)), reason: close.reason)
+                    return
+                }
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// The push of LeanCloud's realtime servers: service 1, the subscription id, the app id, no
+    /// `i` (the clients would take it for a reply), each event's JSON as one `msg`.
+    static func dataCommand(_ events: [LiveEvent], installationID: String, appID: String) -> GenericCommand {
+        var command = GenericCommand()
+        command.cmd = .data
+        command.service = RealtimeSession.liveQueryService
+        command.appID = appID
+        command.installationID = installationID
+        var data = DataCommand()
+        data.msg = events.map { event in
+            var message = JsonObjectMessage()
+            message.data = event.json
+            return message
+        }
+        command.dataMessage = data
+        return command
+    }
+}
