@@ -18,6 +18,12 @@ public struct ChangeFeedPublisher: WriteListener {
             original: event.original?.restJSON(), updatedKeys: event.updatedKeys, environment: event.caller.environment)
         await feed.publish(change)
     }
+
+    /// Announces a login, for `_User` subscriptions to the user's own row.
+    public func didLogIn(_ event: ObjectEvent) async {
+        await feed.publish(
+            CommittedChange(kind: .login, className: "_User", object: event.object, environment: event.caller.environment))
+    }
 }
 
 extension CommittedChange.Kind {

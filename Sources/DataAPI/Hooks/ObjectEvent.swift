@@ -92,6 +92,15 @@ public protocol WriteListener: Sendable {
     /// A write committed: `event.object` is the stored object (the deleted one for a delete),
     /// `event.original` what it was before an update or delete.
     func didWrite(_ kind: WriteKind, _ event: ObjectEvent) async
+
+    /// A user logged in (LiveQuery's `login` event): `event.object` is the user, without its
+    /// credentials. Heard after every successful login, by whatever means it proved itself.
+    func didLogIn(_ event: ObjectEvent) async
+}
+
+extension WriteListener {
+    /// Listeners that don't care about logins hear nothing.
+    public func didLogIn(_ event: ObjectEvent) async {}
 }
 
 /// What a committed write did.
