@@ -82,11 +82,14 @@ public enum FunctionHostServer {
         plain.anyoneCreatesRoles = configuration.anyoneCreatesRoles
         plain.authDataVerification = configuration.authDataVerification
         plain.answerLimits = configuration.answerLimits
-        // Every committed write is announced on the change feed LiveQuery's subscriptions hear.
-        let feed = configuration.changeFeed ?? LocalChangeFeed()
-        plain.listeners = configuration.writeListeners + [ChangeFeedPublisher(feed: feed)]
         // Identity tokens expire on the server's clock, as logins lock on it.
         plain.authDataVerification.now = configuration.clock
+        // Every committed write is announced on the change feed LiveQuery's subscriptions hear; a
+        // feed only this host follows announces the classes they watch (others cost no read).
+        let feed = configuration.changeFeed ?? LocalChangeFeed()
+        let liveQuery = makeLiveQuery(configuration: configuration, feed: feed, data: plain)
+        let interest: (@Sendable (String) -> Bool)? = configuration.changeFeed == nil ? { @Sendable in liveQuery.watches($0) } : nil
+        plain.listeners = configuration.writeListeners + [ChangeFeedPublisher(feed: feed, interest: interest)]
         let functionLogs = FunctionLogs()
         // Each environment loads the version it runs (the functions directory, at first start);
         // its hooks are read from there at every operation.
@@ -127,7 +130,7 @@ public enum FunctionHostServer {
         return Services(
             data: data, deployer: deployer, accounts: accounts, verification: verification, gate: gate, files: files,
             metrics: metrics, functionLogs: functionLogs, logger: logger,
-            liveQuery: makeLiveQuery(configuration: configuration, feed: feed, data: data))
+            liveQuery: liveQuery)
     }
 
     /// Runs the server until SIGTERM or SIGINT, which drain in-flight requests first.

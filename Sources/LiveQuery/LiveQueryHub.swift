@@ -73,7 +73,13 @@ public final class LiveQueryHub: LiveQueryConnections {
         table.remove(id: id, queryID: queryID)
     }
 
-    /// Whether a connection may log in with `id` (the REST routes and the socket check the same).
+    /// Whether a write of the class may matter to a subscription of this hub: what a feed only
+    /// this host follows needs announced (`ChangeFeedPublisher.interest`).
+    public func watches(_ className: String) -> Bool {
+        table.watches(className)
+    }
+
+        /// Whether a connection may log in with `id` (the REST routes and the socket check the same).
     public func isValidSubscriptionID(_ id: String) -> Bool {
         StandingQueryParsing.isValidID(id, limits: limits)
     }

@@ -19,6 +19,8 @@ final class SubscriptionTable: Sendable {
     private struct State {
         var clients: [String: Client] = [:]
         var subscriptionCount = 0
+        /// Subscriptions by class, for `watches`.
+        var classCounts: [String: Int] = [:]
         var connectionCount = 0
         var lastSweep = Date.distantPast
     }
@@ -57,6 +59,7 @@ final class SubscriptionTable: Sendable {
                     throw DataAPIError(.temporarilyUnavailable, "This server holds as many LiveQuery subscriptions as it may.")
                 }
                 state.subscriptionCount += 1
+                state.classCounts[subscription.query.className, default: 0] += 1
             }
             client.subscriptions[subscription.queryID] = subscription
             state.clients[subscription.id] = client
@@ -66,8 +69,8 @@ final class SubscriptionTable: Sendable {
     /// Removes a subscription; whether it was there.
     func remove(id: String, queryID: String) -> Bool {
         state.withLock { state in
-            guard state.clients[id]?.subscriptions.removeValue(forKey: queryID) != nil else { return false }
-            state.subscriptionCount -= 1
+            guard let removed = state.clients[id]?.subscriptions.removeValue(forKey: queryID) else { return false }
+            Self.forget([removed], in: &state)
             if let client = state.clients[id], client.subscriptions.isEmpty, client.sinks.isEmpty {
                 state.clients[id] = nil
             }
@@ -145,11 +148,20 @@ final class SubscriptionTable: Sendable {
     func removeSubscriptions(ofUser userId: String) {
         state.withLock { state in
             for (id, var client) in state.clients {
-                let before = client.subscriptions.count
-                client.subscriptions = client.subscriptions.filter { $0.value.caller.userId != userId }
-                state.subscriptionCount -= before - client.subscriptions.count
+                let gone = client.subscriptions.values.filter { $0.caller.userId == userId }
+                for subscription in gone { client.subscriptions[subscription.queryID] = nil }
+                Self.forget(gone, in: &state)
                 state.clients[id] = client.subscriptions.isEmpty && client.sinks.isEmpty ? nil : client
             }
+        }
+    }
+
+    /// Whether a write of the class may matter to a subscription here: one watches the class,
+    /// or it is a role or a user (which change who subscribers are) and any subscription exists.
+    func watches(_ className: String) -> Bool {
+        state.withLock { state in
+            if state.classCounts[className] != nil { return true }
+            return (className == "_Role" || className == "_User") && state.subscriptionCount > 0
         }
     }
 
@@ -165,8 +177,18 @@ final class SubscriptionTable: Sendable {
         state.lastSweep = moment
         for (id, client) in state.clients {
             guard let idleSince = client.idleSince, moment.timeIntervalSince(idleSince) >= lifetime else { continue }
-            state.subscriptionCount -= client.subscriptions.count
+            Self.forget(Array(client.subscriptions.values), in: &state)
             state.clients[id] = nil
+        }
+    }
+
+    /// Counts removed subscriptions out.
+    private static func forget(_ removed: [Subscription], in state: inout State) {
+        state.subscriptionCount -= removed.count
+        for subscription in removed {
+            let className = subscription.query.className
+            let left = (state.classCounts[className] ?? 1) - 1
+            state.classCounts[className] = left > 0 ? left : nil
         }
     }
 

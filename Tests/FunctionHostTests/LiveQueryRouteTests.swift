@@ -208,4 +208,18 @@ enum LiveQueryServer {
             #expect(hub.statistics.subscriptions == 0)
         }
     }
+
+    @Test func theHubsCountsAreInTheMetrics() async throws {
+        try await LiveQueryServer.run { api, hub in
+            _ = try await LiveQueryServer.subscribe(api, ["className": "Todo", "where": [:]])
+            let sink = await LiveQueryServer.connect(hub)
+            _ = try await api.create("Todo", ["n": 1])
+            _ = await sink.event(1)
+            let text = try await api.get("/metrics", headers: Headers.master).text
+            #expect(text.contains("functionhost_livequery_subscriptions 1"), "\(text)")
+            #expect(text.contains("functionhost_livequery_connections 1"))
+            #expect(text.contains("functionhost_livequery_events_delivered_total 1"))
+            #expect(text.contains("functionhost_livequery_events_dropped_total 0"))
+        }
+    }
 }
