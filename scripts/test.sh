@@ -27,6 +27,10 @@ env -u FUNCTIONHOST_TEST_DATABASE_URL swift test --skip-build --filter "$alone"
 # A real client: the official LeanCloud JavaScript SDK's own suite, every in-scope test.
 echo "== The official LeanCloud JavaScript SDK's test suite, on SQLite"
 bash scripts/conformance.sh
+# LiveQuery with a real client: the JS SDK's LiveQuery build, each event kind, login, and a
+# reconnect after the server restarts.
+echo "== LiveQuery with LeanCloud's JS SDK, on SQLite"
+bash scripts/livequery/run.sh
 
 # Crash safety: writes under load, kill -9 at random moments, every acknowledged write found.
 echo "== kill -9 under load, on SQLite"

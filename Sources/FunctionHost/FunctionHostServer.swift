@@ -39,17 +39,19 @@ public enum FunctionHostServer {
         var lifetimes: [any Service] = [
             databases.lifetime,
             DeployWatch(deployer: services.deployer, interval: configuration.deployCheckInterval, logger: logger),
+            LiveQueryDelivery(hub: services.liveQuery),
         ]
         if let adminPort = configuration.adminPort {
             lifetimes.append(
                 Application(
-                    router: makeAdminRouter(metrics: services.metrics, environments: services.deployer.environments),
+                    router: makeAdminRouter(
+                        metrics: services.metrics, environments: services.deployer.environments, liveQuery: services.liveQuery),
                     configuration: .init(address: .hostname(configuration.adminHost, port: adminPort), serverName: "FunctionHost admin"),
                     logger: logger))
         }
         return Application(
             router: router,
-            server: clientServer(configuration, metrics: services.metrics, connections: configuration.liveQueryConnections),
+            server: clientServer(configuration, metrics: services.metrics, connections: configuration.liveQueryConnections ?? services.liveQuery),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FunctionHost"),
             services: lifetimes,
             logger: logger)
@@ -57,18 +59,15 @@ public enum FunctionHostServer {
 
     /// HTTP/1 for clients, with the connection limits: each connection gated (a cap per client,
     /// its first request's deadlines), its requests guarded (each request's header deadline and
-    /// body rate) and closed once idle; with subscriptions to serve, `/realtime` upgrades to
-    /// the realtime WebSocket (`RealtimeEndpoint`).
+    /// body rate) and closed once idle; `/realtime` upgrades to the realtime WebSocket
+    /// (`RealtimeEndpoint`), whose logins attach to `connections`.
     private static func clientServer(
-        _ configuration: HostConfiguration, metrics: HostMetrics, connections: (any LiveQueryConnections)?
+        _ configuration: HostConfiguration, metrics: HostMetrics, connections: any LiveQueryConnections
     ) -> HTTPServerBuilder {
         let limits = configuration.connectionLimits
         let counts = ConnectionCounts(limit: limits.perAddress)
         let gate: @Sendable () -> ConnectionGate = { [proxies = configuration.trustedProxies] in ConnectionGate(counts: counts, limits: limits, proxies: proxies) }
         let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [ConnectionGuard(limits: limits)], idleTimeout: .init(limits.idleTimeout))
-        guard let connections else {
-            return HTTPServerBuilder { responder in GatedChildChannel(inner: HTTP1Channel(responder: responder, configuration: http1), gate: gate) }
-        }
         let realtime = configuration.realtimeLimits
         let endpoint = RealtimeEndpoint(
             appID: configuration.keys.appId, connections: connections, limits: realtime,
@@ -101,9 +100,14 @@ public enum FunctionHostServer {
         plain.anyoneCreatesRoles = configuration.anyoneCreatesRoles
         plain.authDataVerification = configuration.authDataVerification
         plain.answerLimits = configuration.answerLimits
-        plain.listeners = configuration.writeListeners
         // Identity tokens expire on the server's clock, as logins lock on it.
         plain.authDataVerification.now = configuration.clock
+        // Every committed write is announced on the change feed LiveQuery's subscriptions hear; a
+        // feed only this host follows announces the classes they watch (others cost no read).
+        let feed = configuration.changeFeed ?? LocalChangeFeed()
+        let liveQuery = makeLiveQuery(configuration: configuration, feed: feed, data: plain)
+        let interest: (@Sendable (String) -> Bool)? = configuration.changeFeed == nil ? { @Sendable in liveQuery.watches($0) } : nil
+        plain.listeners = configuration.writeListeners + [ChangeFeedPublisher(feed: feed, interest: interest)]
         let functionLogs = FunctionLogs()
         // Each environment loads the version it runs (the functions directory, at first start);
         // its hooks are read from there at every operation.
@@ -143,7 +147,8 @@ public enum FunctionHostServer {
             maxSize: configuration.maxFileSize)
         return Services(
             data: data, deployer: deployer, accounts: accounts, verification: verification, gate: gate, files: files,
-            metrics: metrics, functionLogs: functionLogs, logger: logger)
+            metrics: metrics, functionLogs: functionLogs, logger: logger,
+            liveQuery: liveQuery)
     }
 
     /// Runs the server until SIGTERM or SIGINT, which drain in-flight requests first.
@@ -172,13 +177,16 @@ public enum FunctionHostServer {
         let functionLogs: FunctionLogs
         /// The server's logger.
         let logger: Logger
+        /// LiveQuery's subscriptions: the REST routes subscribe through it, realtime
+        /// connections attach to it (`LiveQueryConnections`).
+        let liveQuery: LiveQueryHub
     }
 
     /// The admin port's router: `/metrics` with no keys.
-    static func makeAdminRouter(metrics: HostMetrics, environments: Environments) -> Router<HostRequestContext> {
+    static func makeAdminRouter(metrics: HostMetrics, environments: Environments, liveQuery: LiveQueryHub) -> Router<HostRequestContext> {
         let router = Router(context: HostRequestContext.self)
         router.add(middleware: ErrorMiddleware())
-        MetricsRoutes(metrics: metrics, gauges: { environments.poolGauges() }).register(on: router)
+        MetricsRoutes(metrics: metrics, gauges: { environments.poolGauges() + liveQuery.gauges }).register(on: router)
         return router
     }
 
@@ -214,7 +222,9 @@ public enum FunctionHostServer {
         FileDownloads(files: services.files).register(on: router)
         RealtimeRouteLookup(publicURL: configuration.publicURL).register(on: router)
         let authenticated = router.group().add(middleware: authentication)
-        MetricsRoutes(metrics: services.metrics) { [environments = services.deployer.environments] in environments.poolGauges() }
+        MetricsRoutes(metrics: services.metrics) { [environments = services.deployer.environments, hub = services.liveQuery] in
+            environments.poolGauges() + hub.gauges
+        }
             .register(on: authenticated.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
         var tokens = FileUploadTokens(files: services.files)
         // Upload tokens expire by the host's clock, as lockouts and codes do.
@@ -259,6 +269,7 @@ public enum FunctionHostServer {
         ScanRoutes(data: data).register(on: group)
         SchemaRoutes(data: data).register(on: group)
         CloudQueryRoutes(data: data).register(on: group)
+        LiveQueryRoutes(hub: services.liveQuery, data: data).register(on: group)
         FunctionRoutes(
             environments: services.deployer.environments, data: data, metrics: services.metrics, limiter: limiter,
             logs: services.functionLogs)

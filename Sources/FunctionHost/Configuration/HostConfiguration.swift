@@ -42,6 +42,11 @@ public struct HostConfiguration: Sendable {
     /// Who hears every committed write of an app class, whatever path made it (the source
     /// LiveQuery and jobs subscribe to); see `WriteListener`.
     public var writeListeners: [any WriteListener] = []
+    /// The feed committed writes reach LiveQuery's subscriptions by; nil uses this host's own
+    /// (`LocalChangeFeed`): several hosts on one PostgreSQL database set one that goes through it.
+    public var changeFeed: (any ChangeFeed)?
+    /// The bounds of LiveQuery's subscriptions (how many, how large, how long without a connection).
+    public var liveQueryLimits = LiveQueryLimits()
     /// Where each environment's cloud code may send HTTP requests, keyed by environment name
     /// (`production`, `staging`); an environment without a policy may reach no host.
     public var outbound: [EnvironmentName: OutboundPolicy] = [:]
@@ -86,8 +91,8 @@ public struct HostConfiguration: Sendable {
     public var connectionLimits = ConnectionLimits()
     /// The bounds of each realtime (LiveQuery WebSocket) connection.
     public var realtimeLimits = RealtimeLimits()
-    /// The subscriptions realtime connections log in to, in place of the host's own (a test
-    /// that pushes events itself).
+    /// The subscriptions realtime connections log in to, in place of the host's own LiveQuery
+    /// hub (a test that pushes events itself); nil, the default, is the hub.
     public var liveQueryConnections: (any LiveQueryConnections)?
     /// A second port serving `/metrics` without keys, for the operator's network; nil serves
     /// them only on the main port, behind the master key.
