@@ -70,7 +70,7 @@ final class ConnectionGate: ChannelInboundHandler, RemovableChannelHandler, Conn
         if case .firstRequest = phase, !receivedBytes {
             // The first request has begun: its headers have the header deadline to end.
             receivedBytes = true
-            schedule(context, in: .init(limits.headerTimeout)) { _, context in context.close(promise: nil) }
+            schedule(context, in: .init(limits.headerTimeout)) { $0.cut($1) }
         }
         context.fireChannelRead(data)
     }
@@ -109,13 +109,23 @@ final class ConnectionGate: ChannelInboundHandler, RemovableChannelHandler, Conn
         // The TCP peer: a connection holds a descriptor whoever the client behind a proxy is.
         if let peer = context.channel.remoteAddress?.ipAddress, !proxies.contains(peer) {
             guard counts.admit(peer) else {
-                context.close(promise: nil)
+                // After the pipeline is set up (this runs inside its setup): closed before then,
+                // the upgrade's negotiation fails as an error in the log, once per refusal.
+                context.eventLoop.assumeIsolatedUnsafeUnchecked().execute { [self] in cut(context) }
                 return
             }
             counted = peer
         }
         // Silent from the start: closed at the idle timeout.
-        schedule(context, in: .init(limits.idleTimeout)) { _, context in context.close(promise: nil) }
+        schedule(context, in: .init(limits.idleTimeout)) { $0.cut($1) }
+    }
+
+    /// Closes a connection whose first request hasn't come (or is over its share) as a client
+    /// leaving would: its input ends first, which the upgrade's negotiation takes quietly, where
+    /// a bare close is logged as an error.
+    private func cut(_ context: ChannelHandlerContext) {
+        context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+        context.close(promise: nil)
     }
 
     private func stop() {
