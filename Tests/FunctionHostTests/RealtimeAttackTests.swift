@@ -134,6 +134,19 @@ import Testing
         }
     }
 
+    @Test func answersNobodyReadsCountInTheQueue() {
+        // A client that sends commands and never reads their answers: the answers queue as
+        // pushes do, and past the bound the connection closes as a slow consumer.
+        let closes = Recorded<RealtimeClose>()
+        let outbox = RealtimeOutbox(limits: RealtimeLimits(maxQueuedEvents: 3)) { closes.record($0) }
+        for i in 1...3 { outbox.reply(.command(Realtime.command(.echo, i: Int32(i)))) }
+        #expect(outbox.closing == nil)
+        outbox.reply(.command(Realtime.command(.echo, i: 4)))
+        #expect(outbox.closing == .slowConsumer && closes.all == [.slowConsumer])
+        // Closed: nothing more is queued, pushes included.
+        #expect(!outbox.push([Realtime.event(.create)], installationID: "livequery-Z"))
+    }
+
     @Test func aSubProtocolNotServedIsRefusedAtTheHandshake() async throws {
         try await Realtime.serve { api, _ in
             for offered in ["lc.json.1", "chat", nil] {

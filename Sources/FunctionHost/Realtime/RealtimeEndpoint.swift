@@ -74,7 +74,8 @@ struct RealtimeEndpoint: Sendable {
                         outbox.close(.malformed(error.reason))
                         break
                     }
-                    guard await session.handle(frame) else { break }
+                    // Once the server decided to close (here or by a push), nothing more is read.
+                    guard await session.handle(frame), outbox.closing == nil else { break }
                 }
                 if outbox.closing == nil { metrics.recordRealtimeClose("client") }
             } catch {
@@ -96,8 +97,10 @@ struct RealtimeEndpoint: Sendable {
             do {
                 switch item {
                 case .command(let command):
+                    outbox.delivered(events: 1, bytes: 0)
                     try await outbound.write(codec.encode(command))
                 case .heartbeat:
+                    outbox.delivered(events: 1, bytes: 0)
                     try await outbound.write(RealtimeCodec.heartbeat)
                 case .events(let installationID, let events, let bytes):
                     outbox.delivered(events: events.count, bytes: bytes)

@@ -10,9 +10,9 @@ public struct RealtimeLimits: Sendable, Hashable {
     public var commandsPerSecond: Double
     /// The burst `commandsPerSecond` allows.
     public var commandBurst: Double
-    /// The most events queued for one connection that the client hasn't read yet (1 000 by
-    /// default), and `maxQueuedBytes` (4 MiB) of their JSON: past either the connection is a
-    /// slow consumer, closed with 4120, and its queue is dropped.
+    /// The most events (and replies) queued for one connection that the client hasn't read yet
+    /// (1 000 by default), and `maxQueuedBytes` (4 MiB) of the events' JSON: past either the
+    /// connection is a slow consumer, closed with 4120, and its queue is dropped.
     public var maxQueuedEvents: Int
     /// The most bytes of queued events (see `maxQueuedEvents`); a single larger event still goes
     /// out when the queue is empty.

@@ -42,10 +42,20 @@ final class RealtimeOutbox: Sendable {
     /// The close decided, if any: once set, nothing more is queued and queued pushes are skipped.
     var closing: RealtimeClose? { state.withLock { $0.closing } }
 
-    /// Queues a reply; replies are bounded by the command rate, not by the push bounds.
+    /// Queues a reply. Each counts as one queued event: a client that sends commands and never
+    /// reads their answers fills its queue as a slow consumer does.
     func reply(_ item: Item) {
-        guard closing == nil else { return }
-        continuation.yield(item)
+        let fits = state.withLock { state -> Bool? in
+            guard state.closing == nil else { return nil }
+            guard state.queuedEvents < limits.maxQueuedEvents else { return false }
+            state.queuedEvents += 1
+            return true
+        }
+        switch fits {
+        case true?: continuation.yield(item)
+        case false?: close(.slowConsumer)
+        case nil: break
+        }
     }
 
     /// Queues events; false (and the connection closes as a slow consumer) when they don't fit.
@@ -72,7 +82,7 @@ final class RealtimeOutbox: Sendable {
         }
     }
 
-    /// The writer took a push off the queue.
+    /// The writer took a push (or a reply: one event, no bytes) off the queue.
     func delivered(events: Int, bytes: Int) {
         state.withLock { state in
             state.queuedEvents -= events
