@@ -105,8 +105,8 @@ public enum FunctionHostServer {
         // Every committed write is announced on the change feed LiveQuery's subscriptions hear; a
         // feed only this host follows announces the classes they watch (others cost no read).
         let feed = configuration.changeFeed ?? LocalChangeFeed()
-        let liveQuery = makeLiveQuery(configuration: configuration, feed: feed, data: plain)
-        let interest: (@Sendable (String) -> Bool)? = configuration.changeFeed == nil ? { @Sendable in liveQuery.watches($0) } : nil
+        let watched = WatchedClasses()
+        let interest: (@Sendable (String) -> Bool)? = configuration.changeFeed == nil ? { @Sendable in watched.contains($0) } : nil
         plain.listeners = configuration.writeListeners + [ChangeFeedPublisher(feed: feed, interest: interest)]
         let functionLogs = FunctionLogs()
         // Each environment loads the version it runs (the functions directory, at first start);
@@ -125,6 +125,9 @@ public enum FunctionHostServer {
                     duration: run.duration)
             })
         let data = hooks.hookedService
+        // Over the hooked service: subscriptions and events run the app's LiveQuery hooks.
+        let liveQuery = makeLiveQuery(configuration: configuration, feed: feed, data: data)
+        watched.hub = liveQuery
         let deployer = Deployer(store: DeployStore(data: data), environments: environments)
         try await deployer.start(functionsDirectory: configuration.functionsDirectory)
         let sender =

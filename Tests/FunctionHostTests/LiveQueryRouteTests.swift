@@ -17,10 +17,12 @@ import Testing
 /// hub, as the realtime endpoint does at login.
 enum LiveQueryServer {
     static func run(
-        functions: FunctionRegistry = FunctionRegistry(), _ body: @Sendable (API, LiveQueryHub) async throws -> Void
+        functions: FunctionRegistry = FunctionRegistry(), scripts: [String: String] = [:],
+        _ body: @Sendable (API, LiveQueryHub) async throws -> Void
     ) async throws {
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (name, text) in scripts { try text.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8) }
         var configuration = HostConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: directory, functionsDirectory: directory, keys: TestServer.keys,
             functions: functions)
