@@ -3,6 +3,7 @@ import Foundation
 import Hooks
 public import Hummingbird
 import HummingbirdCore
+import LiveQuery
 public import Logging
 import ServiceLifecycle
 
@@ -20,7 +21,7 @@ public enum FunctionHostServer {
         do {
             return try await makeApplication(configuration: configuration, databases: databases, logger: logger)
         } catch {
-            for pool in databases.pools { await pool.close() }
+            await databases.close()
             throw error
         }
     }
@@ -79,7 +80,7 @@ public enum FunctionHostServer {
         plain.anyoneCreatesRoles = configuration.anyoneCreatesRoles
         plain.authDataVerification = configuration.authDataVerification
         plain.answerLimits = configuration.answerLimits
-        plain.listeners = configuration.writeListeners
+        plain.listeners = configuration.writeListeners + (databases.changeFeed.map { [ChangeFeedPublisher(feed: $0)] } ?? [])
         // Identity tokens expire on the server's clock, as logins lock on it.
         plain.authDataVerification.now = configuration.clock
         let functionLogs = FunctionLogs()

@@ -36,7 +36,11 @@ import Testing
         let b = try await cluster.host()
         let onB = Heard(b.changes())
         let sent = CommittedChange(
-            kind: .update, className: "Todo", object: ["objectId": "x", "title": "new", "n": 2, "tags": ["a", 1.5, nil]],
+            kind: .update, className: "Todo", object: [
+                "objectId": "x", "title": "new", "n": 2, "tags": ["a", 1.5, nil],
+                // What PostgreSQL's text can't hold raw, and what would break SQL built by hand.
+                "nul": "a\u{0}b", "quote'); DROP TABLE fh_changes; --": "\"'\\",
+            ],
             original: ["objectId": "x", "title": "old"], updatedKeys: ["title", "n"], environment: .staging)
         await a.publish(sent)
         let heard = try #require(await onB.next())
