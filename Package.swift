@@ -186,6 +186,7 @@ let package = Package(
                 "DataAPI",
                 "FunctionHost",
                 "JSON",
+                "LiveQuery",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -14,7 +14,7 @@ extension DataService {
 
     /// Whether a write must read the object first: a hook or a listener will be shown it.
     func needsOriginal(_ operation: HookedWrite, _ className: String, _ hooks: OperationHooks) -> Bool {
-        if !listeners.isEmpty, !Names.internalClasses.contains(className) { return true }
+        if !Names.internalClasses.contains(className), listeners.contains(where: { $0.hears(className) }) { return true }
         return hooks.willRun(operation.before, className) || hooks.willRun(operation.after, className)
     }
 

@@ -38,11 +38,13 @@ public enum FunctionHostServer {
         var lifetimes: [any Service] = [
             databases.lifetime,
             DeployWatch(deployer: services.deployer, interval: configuration.deployCheckInterval, logger: logger),
+            LiveQueryDelivery(hub: services.liveQuery),
         ]
         if let adminPort = configuration.adminPort {
             lifetimes.append(
                 Application(
-                    router: makeAdminRouter(metrics: services.metrics, environments: services.deployer.environments),
+                    router: makeAdminRouter(
+                        metrics: services.metrics, environments: services.deployer.environments, liveQuery: services.liveQuery),
                     configuration: .init(address: .hostname(configuration.adminHost, port: adminPort), serverName: "FunctionHost admin"),
                     logger: logger))
         }
@@ -80,9 +82,16 @@ public enum FunctionHostServer {
         plain.anyoneCreatesRoles = configuration.anyoneCreatesRoles
         plain.authDataVerification = configuration.authDataVerification
         plain.answerLimits = configuration.answerLimits
-        plain.listeners = configuration.writeListeners + (databases.changeFeed.map { [ChangeFeedPublisher(feed: $0)] } ?? [])
         // Identity tokens expire on the server's clock, as logins lock on it.
         plain.authDataVerification.now = configuration.clock
+        // Every committed write is announced on the change feed LiveQuery's subscriptions hear; a
+        // feed only this host follows announces the classes they watch (others cost no read).
+        // On PostgreSQL, the database's feed: every host's writes reach every host's subscriptions.
+        let shared = configuration.changeFeed ?? databases.changeFeed
+        let feed = shared ?? LocalChangeFeed()
+        let liveQuery = makeLiveQuery(configuration: configuration, feed: feed, data: plain)
+        let interest: (@Sendable (String) -> Bool)? = shared == nil ? { @Sendable in liveQuery.watches($0) } : nil
+        plain.listeners = configuration.writeListeners + [ChangeFeedPublisher(feed: feed, interest: interest)]
         let functionLogs = FunctionLogs()
         // Each environment loads the version it runs (the functions directory, at first start);
         // its hooks are read from there at every operation.
@@ -122,7 +131,8 @@ public enum FunctionHostServer {
             maxSize: configuration.maxFileSize)
         return Services(
             data: data, deployer: deployer, accounts: accounts, verification: verification, gate: gate, files: files,
-            metrics: metrics, functionLogs: functionLogs, logger: logger)
+            metrics: metrics, functionLogs: functionLogs, logger: logger,
+            liveQuery: liveQuery)
     }
 
     /// Runs the server until SIGTERM or SIGINT, which drain in-flight requests first.
@@ -151,13 +161,16 @@ public enum FunctionHostServer {
         let functionLogs: FunctionLogs
         /// The server's logger.
         let logger: Logger
+        /// LiveQuery's subscriptions: the REST routes subscribe through it, realtime
+        /// connections attach to it (`LiveQueryConnections`).
+        let liveQuery: LiveQueryHub
     }
 
     /// The admin port's router: `/metrics` with no keys.
-    static func makeAdminRouter(metrics: HostMetrics, environments: Environments) -> Router<HostRequestContext> {
+    static func makeAdminRouter(metrics: HostMetrics, environments: Environments, liveQuery: LiveQueryHub) -> Router<HostRequestContext> {
         let router = Router(context: HostRequestContext.self)
         router.add(middleware: ErrorMiddleware())
-        MetricsRoutes(metrics: metrics, gauges: { environments.poolGauges() }).register(on: router)
+        MetricsRoutes(metrics: metrics, gauges: { environments.poolGauges() + liveQuery.gauges }).register(on: router)
         return router
     }
 
@@ -192,7 +205,9 @@ public enum FunctionHostServer {
         OpenAPIRoutes(version: EngineRoutes.version).register(on: router)
         FileDownloads(files: services.files).register(on: router)
         let authenticated = router.group().add(middleware: authentication)
-        MetricsRoutes(metrics: services.metrics) { [environments = services.deployer.environments] in environments.poolGauges() }
+        MetricsRoutes(metrics: services.metrics) { [environments = services.deployer.environments, hub = services.liveQuery] in
+            environments.poolGauges() + hub.gauges
+        }
             .register(on: authenticated.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
         var tokens = FileUploadTokens(files: services.files)
         // Upload tokens expire by the host's clock, as lockouts and codes do.
@@ -237,6 +252,7 @@ public enum FunctionHostServer {
         ScanRoutes(data: data).register(on: group)
         SchemaRoutes(data: data).register(on: group)
         CloudQueryRoutes(data: data).register(on: group)
+        LiveQueryRoutes(hub: services.liveQuery, data: data).register(on: group)
         FunctionRoutes(
             environments: services.deployer.environments, data: data, metrics: services.metrics, limiter: limiter,
             logs: services.functionLogs)

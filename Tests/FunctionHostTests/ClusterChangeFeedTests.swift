@@ -43,6 +43,31 @@ import Testing
         }
     }
 
+    @Test func aSubscriberOnOneHostGetsTheEventsOfRESTWritesOnAnother() async throws {
+        let location = try #require(TestDatabase.server).inSchema("t_cluster_" + Self.uniqueSuffix())
+        try await LiveQueryServer.run(database: location) { a, _ in
+            try await LiveQueryServer.run(database: location) { b, hubB in
+                // Ada may read what she writes, Bob's Todo is his alone: the event of his write,
+                // made on host A, must not reach her subscription on host B.
+                let people = try await ACLTests.people(a)
+                let queryID = try await LiveQueryServer.subscribe(
+                    b, ["className": "Todo", "where": [:]], headers: people.adaSession)
+                let sink = await LiveQueryServer.connect(hubB)
+                let bobOnly: JSONValue = [people.bob: ["read": true, "write": true]]
+                let hidden = try await a.post("/1.1/classes/Todo", headers: people.bobSession, ["title": "Bob's own", "ACL": bobOnly])
+                #expect(hidden.status == .created)
+                let id = try await a.create("Todo", ["title": "from A"], headers: people.adaSession)
+                #expect(try await a.put("/1.1/classes/Todo/\(id)", headers: people.adaSession, ["title": "edited on A"]).status == .ok)
+                let created = try #require(await sink.json(1), "\(sink.events)")
+                let updated = try #require(await sink.json(2), "\(sink.events)")
+                #expect(created["query_id"]?.stringValue == queryID)
+                #expect(created["op"]?.stringValue == "create" && created["object"]?["title"]?.stringValue == "from A")
+                #expect(updated["op"]?.stringValue == "update" && updated["object"]?["title"]?.stringValue == "edited on A")
+                #expect(!sink.events.contains { $0.json.contains("Bob's own") })
+            }
+        }
+    }
+
     /// The first `count` changes of a stream, or fewer (a recorded failure) when they don't all
     /// arrive within 20 s.
     static func collect(_ count: Int, from stream: AsyncStream<CommittedChange>) -> Task<[CommittedChange], Never> {

@@ -67,6 +67,11 @@ package struct API: Sendable {
     /// Hummingbird's test client the requests go through.
     package let client: any TestClientProtocol
 
+    /// A client over Hummingbird's test client (a test that builds its own application).
+    package init(client: any TestClientProtocol) {
+        self.client = client
+    }
+
     /// The port the server listens on. Only a server run with `transport: .socket` has one: in
     /// process there is none, and the test is told so (port 0 then refuses every connection).
     package var port: Int {

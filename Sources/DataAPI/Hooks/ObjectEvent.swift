@@ -92,6 +92,23 @@ public protocol WriteListener: Sendable {
     /// A write committed: `event.object` is the stored object (the deleted one for a delete),
     /// `event.original` what it was before an update or delete.
     func didWrite(_ kind: WriteKind, _ event: ObjectEvent) async
+
+    /// A user logged in (LiveQuery's `login` event): `event.object` is the user, without its
+    /// credentials. Heard after every successful login, by whatever means it proved itself.
+    func didLogIn(_ event: ObjectEvent) async
+
+    /// Whether the listener wants this class's writes now. A write reads the object before it
+    /// changes it only for a listener that does (or a hook): LiveQuery with no subscription to
+    /// the class costs an update or delete no read.
+    func hears(_ className: String) -> Bool
+}
+
+extension WriteListener {
+    /// Listeners that don't care about logins hear nothing.
+    public func didLogIn(_ event: ObjectEvent) async {}
+
+    /// A listener hears every class unless it says otherwise.
+    public func hears(_ className: String) -> Bool { true }
 }
 
 /// What a committed write did.

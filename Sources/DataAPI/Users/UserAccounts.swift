@@ -120,7 +120,10 @@ public struct UserAccounts: Sendable {
     func runOnLogin(_ user: StoredObject, caller request: Caller) async throws {
         // The hook's user is the one logging in (LeanEngine's `request.currentUser`).
         let caller = request.asServer(for: .object(user.restJSON()))
-        _ = try await data.runBefore(.onLogin, ObjectEvent(className: "_User", object: user.restJSON(), caller: caller))
+        let event = ObjectEvent(className: "_User", object: user.restJSON(), caller: caller)
+        _ = try await data.runBefore(.onLogin, event)
+        // The hook let the login through: it happened (LiveQuery's `login` event).
+        for listener in data.listeners { await listener.didLogIn(event) }
     }
 
     /// The user of a session token, with the token; 211 when no user holds it.

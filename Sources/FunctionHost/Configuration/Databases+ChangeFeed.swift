@@ -14,7 +14,7 @@ extension Databases {
     static func changeFeed(
         for configuration: HostConfiguration, engines: StorageEngines, logger: Logger
     ) async throws -> PostgresChangeFeed? {
-        guard let location = configuration.database else { return nil }
+        guard configuration.changeFeed == nil, let location = configuration.database else { return nil }
         var settings = PostgresChangeFeedSettings()
         settings.statementBudget = configuration.statementBudget.time
         return try await PostgresChangeFeed.open(

@@ -3,6 +3,7 @@ public import Foundation
 public import Hooks
 public import Sandbox
 public import JSON
+public import LiveQuery
 
 /// Everything the server needs to start.
 public struct HostConfiguration: Sendable {
@@ -41,6 +42,11 @@ public struct HostConfiguration: Sendable {
     /// Who hears every committed write of an app class, whatever path made it (the source
     /// LiveQuery and jobs subscribe to); see `WriteListener`.
     public var writeListeners: [any WriteListener] = []
+    /// The feed committed writes reach LiveQuery's subscriptions by; nil uses this host's own
+    /// (`LocalChangeFeed`): several hosts on one PostgreSQL database set one that goes through it.
+    public var changeFeed: (any ChangeFeed)?
+    /// The bounds of LiveQuery's subscriptions (how many, how large, how long without a connection).
+    public var liveQueryLimits = LiveQueryLimits()
     /// Where each environment's cloud code may send HTTP requests, keyed by environment name
     /// (`production`, `staging`); an environment without a policy may reach no host.
     public var outbound: [EnvironmentName: OutboundPolicy] = [:]

@@ -59,6 +59,15 @@ extension OpenAPIDocument {
             "post", "/cloudQuery", tag: "Objects", "Run a CQL statement given in the body.",
             body: APIOperation.object(["cql": "string", "pvalues": "array"]), answer: APIOperation.ref("Results")),
         APIOperation(
+            "post", "/LiveQuery/subscribe", tag: "Objects",
+            "Subscribe to a query's changes (LiveQuery): body {query: {className, where, keys?, returnACL?}, id, sessionToken?};"
+                + " answers {id, query_id}, the same query_id for the same id and query.",
+            body: APIOperation.object(["query": "object", "id": "string", "sessionToken": "string"]),
+            answer: APIOperation.object(["id": "string", "query_id": "string"])),
+        APIOperation(
+            "post", "/LiveQuery/unsubscribe", tag: "Objects", "End a LiveQuery subscription: body {id, query_id}.",
+            body: APIOperation.object(["id": "string", "query_id": "string"])),
+        APIOperation(
             "get", "/scan/classes/{className}", tag: "Objects", "Walk a class a page at a time (master key).", access: .master,
             query: [
                 .init(name: "limit", type: "integer", description: "Objects a page (1-1000, default 100)."),

@@ -1,0 +1,185 @@
+public import DataAPI
+public import Foundation
+public import JSON
+import Synchronization
+
+/// The subscriptions of one host: it answers subscribe and unsubscribe (the REST routes), takes
+/// the realtime connections logged in with a subscription id (`LiveQueryConnections`), and hears
+/// every committed write on one change feed, turning each into the events each subscriber may
+/// see (`LiveEventMaker`) and handing them to that subscriber's connections.
+///
+/// Subscriptions live in memory, by subscription id, and outlive a connection by
+/// `LiveQueryLimits.idleLifetime`: a device that reconnects within it finds them; one that
+/// comes back later subscribes again (every SDK does after a reconnect) and gets the same
+/// query ids. Events for an id with no connection are not kept.
+public final class LiveQueryHub: LiveQueryConnections {
+    /// The bounds in force.
+    public let limits: LiveQueryLimits
+    private let data: DataService
+    private let table: SubscriptionTable
+    private let changes: AsyncStream<CommittedChange>
+    private let environmentsShareData: Bool
+    private let delivered = Atomic<Int>(0)
+    private let dropped = Atomic<Int>(0)
+    private let slowConnections = Atomic<Int>(0)
+
+    /// How many subscriptions' events are worked out at once for one change.
+    private static let concurrentViews = 16
+
+    /// Creates the hub and starts listening to the feed (its changes from now on are kept for
+    /// `run()`).
+    ///
+    /// - Parameters:
+    ///   - data: the data service rights are worked out with (the host's, hooked or not: no
+    ///     find hook runs for a subscription).
+    ///   - environmentsShareData: whether staging reads and writes production's data; then a
+    ///     write in either reaches subscribers of both.
+    ///   - now: the clock subscriptions expire by.
+    public init(
+        data: DataService, feed: any ChangeFeed, limits: LiveQueryLimits = LiveQueryLimits(),
+        environmentsShareData: Bool = true, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.data = data
+        self.limits = limits
+        self.environmentsShareData = environmentsShareData
+        self.table = SubscriptionTable(limits: limits, now: now)
+        self.changes = feed.changes()
+    }
+
+    // MARK: Subscriptions
+
+    /// Subscribes `caller` to a query (the request's `query` object) under subscription id `id`
+    /// (a new one when nil). The same id and query always get the same query id; subscribing
+    /// again replaces the subscription (and who it acts as).
+    ///
+    /// - Throws: 1 for a malformed id or too many subscriptions of one id; 102, 103, 119, 403
+    ///   as a `find` of the query by `caller` would be refused (and 102 for inner queries);
+    ///   511 when the host holds as many subscriptions as it may.
+    public func subscribe(id: String?, query json: JSONValue?, caller: Caller) async throws -> LiveQuerySubscription {
+        let id = id ?? "livequery-" + UUID().uuidString
+        guard isValidSubscriptionID(id) else {
+            throw DataAPIError(.badParameters, "id must be 1 to \(limits.maxIDLength) letters, digits and - _ . :")
+        }
+        let query = try StandingQueryParsing.query(from: json, limits: limits)
+        try await data.checkStandingQuery(query, caller: caller)
+        let queryID = QueryID.make(subscriptionID: id, query: query)
+        try table.add(Subscription(id: id, queryID: queryID, query: query, caller: caller))
+        return LiveQuerySubscription(id: id, queryID: queryID)
+    }
+
+    /// Ends a subscription; whether it existed.
+    @discardableResult
+    public func unsubscribe(id: String, queryID: String) -> Bool {
+        table.remove(id: id, queryID: queryID)
+    }
+
+    /// Whether a write of the class may matter to a subscription of this hub: what a feed only
+    /// this host follows needs announced (`ChangeFeedPublisher.interest`).
+    public func watches(_ className: String) -> Bool {
+        table.watches(className)
+    }
+
+        /// Whether a connection may log in with `id` (the REST routes and the socket check the same).
+    public func isValidSubscriptionID(_ id: String) -> Bool {
+        StandingQueryParsing.isValidID(id, limits: limits)
+    }
+
+    // MARK: Connections
+
+    /// Attaches a logged-in connection; false past `connectionsPerID` (or the host's ids).
+    public func attach(_ sink: any LiveQuerySink, subscriptionID: String) async -> Bool {
+        guard isValidSubscriptionID(subscriptionID) else { return false }
+        return table.attach(sink, id: subscriptionID)
+    }
+
+    /// Detaches a connection; its id's subscriptions stay for a reconnect.
+    public func detach(_ sink: any LiveQuerySink, subscriptionID: String) async {
+        table.detach(sink, id: subscriptionID)
+    }
+
+    // MARK: Delivery
+
+    /// Delivers the feed's changes until it ends or the task is cancelled. Call it once.
+    public func run() async {
+        for await change in changes { await deliver(change) }
+    }
+
+    /// Works out and hands over every subscriber's event of one change, in the feed's order.
+    func deliver(_ change: CommittedChange) async {
+        // A role changed: every subscriber's roles are walked again (this host's memos know of
+        // its own role writes only; another host's arrive here).
+        if change.className == "_Role" { table.renewCallers() }
+        if change.className == "_User", change.kind == .delete, let userId = change.object["objectId"]?.stringValue {
+            table.removeSubscriptions(ofUser: userId)
+        }
+        let targets = table.targets(className: change.className, environment: environmentsShareData ? nil : change.environment)
+        guard !targets.isEmpty else { return }
+        let events = await events(for: change, targets)
+        var byClient: [String: (events: [LiveEvent], sinks: [any LiveQuerySink])] = [:]
+        for (index, event) in events.enumerated() {
+            guard let event else { continue }
+            let target = targets[index]
+            byClient[target.subscription.id, default: ([], target.sinks)].events.append(event)
+        }
+        for (id, batch) in byClient {
+            for sink in batch.sinks {
+                if sink.push(batch.events) {
+                    delivered.add(batch.events.count, ordering: .relaxed)
+                } else {
+                    // A slow consumer: the sink closes itself; it gets nothing more.
+                    dropped.add(batch.events.count, ordering: .relaxed)
+                    slowConnections.add(1, ordering: .relaxed)
+                    table.detach(sink, id: id)
+                }
+            }
+        }
+    }
+
+    /// Each target's event (or nil), in the targets' order, a bounded number worked out at once.
+    private func events(for change: CommittedChange, _ targets: [SubscriptionTable.Target]) async -> [LiveEvent?] {
+        let maker = LiveEventMaker(data: data)
+        var results = [LiveEvent?](repeating: nil, count: targets.count)
+        await withTaskGroup(of: (Int, LiveEvent?).self) { group in
+            var next = 0
+            func start() {
+                guard next < targets.count else { return }
+                let index = next
+                next += 1
+                group.addTask { (index, await maker.event(for: change, targets[index].subscription)) }
+            }
+            for _ in 0..<Self.concurrentViews { start() }
+            while let (index, event) = await group.next() {
+                results[index] = event
+                start()
+            }
+        }
+        return results
+    }
+
+    // MARK: Metrics
+
+    /// The hub's counts now.
+    public var statistics: LiveQueryStatistics {
+        let counts = table.counts
+        return LiveQueryStatistics(
+            subscriptions: counts.subscriptions, subscriptionIDs: counts.ids, connections: counts.connections,
+            eventsDelivered: delivered.load(ordering: .relaxed), eventsDropped: dropped.load(ordering: .relaxed),
+            slowConnections: slowConnections.load(ordering: .relaxed))
+    }
+}
+
+/// What `LiveQueryHub.statistics` reports, for the host's metrics.
+public struct LiveQueryStatistics: Sendable, Hashable {
+    /// Subscriptions held.
+    public var subscriptions: Int
+    /// Subscription ids known (with subscriptions or connections).
+    public var subscriptionIDs: Int
+    /// Connections attached.
+    public var connections: Int
+    /// Events handed to connections, since the start.
+    public var eventsDelivered: Int
+    /// Events not delivered because a connection's queue was full, since the start.
+    public var eventsDropped: Int
+    /// Connections detached for being too slow, since the start.
+    public var slowConnections: Int
+}

@@ -1,0 +1,26 @@
+/// The bounds of the subscriptions one host keeps in memory. Every subscription is matched
+/// against every committed write of its class, so each dimension is bounded: how many, how
+/// large, and how long one lives with no connection to deliver to.
+public struct LiveQueryLimits: Sendable, Hashable {
+    /// Subscriptions (queries) one subscription id may hold; one more is refused (code 1).
+    public var subscriptionsPerID = 64
+    /// Subscriptions the host holds in all, and subscription ids it knows; past it a new one
+    /// is refused (code 511, 503).
+    public var subscriptions = 100_000
+    /// Connections logged in with one subscription id at once (a device reconnecting while its
+    /// old socket is still closing takes two); past it the login is refused.
+    public var connectionsPerID = 4
+    /// How long a subscription id's subscriptions outlive its last connection. The SDKs log in
+    /// again and re-subscribe after every reconnect, so past it nothing is lost but memory.
+    public var idleLifetime: Duration = .seconds(3600)
+    /// The most conditions and values a subscription's `where` holds (a find allows
+    /// `QueryPredicate.maxSize`; a subscription is evaluated on every write of its class).
+    public var maxQueryWeight = 500
+    /// The most bytes of a subscription's `query` as JSON.
+    public var maxQueryBytes = 16 * 1024
+    /// The longest subscription id, in bytes.
+    public var maxIDLength = 128
+
+    /// The default limits.
+    public init() {}
+}
