@@ -194,11 +194,15 @@ public final class PostgresChangeFeed: ChangeFeed {
             cursor.withLock { $0 = trimmed }
         }
         while true {
+            // At most `batchSize` rows and, past the first, `batchBytes` of changes: a read of
+            // large objects holds a bounded amount in memory.
             let rows = try await Self.values(
                 connection.query(
                     """
-                    SELECT seq, payload, (extract(epoch FROM clock_timestamp() - at) * 1000)::float8
-                    FROM fh_changes WHERE seq > \(last) ORDER BY seq LIMIT \(settings.batchSize)
+                    SELECT seq, payload, (extract(epoch FROM clock_timestamp() - at) * 1000)::float8 FROM (
+                        SELECT seq, payload, at, sum(octet_length(payload)) OVER (ORDER BY seq) - octet_length(payload) AS before
+                        FROM fh_changes WHERE seq > \(last) ORDER BY seq LIMIT \(settings.batchSize)) batch
+                    WHERE before < \(Int64(settings.batchBytes)) ORDER BY seq
                     """, logger: Self.quiet
                 ).decode((Int64, String, Double).self))
             for (number, payload, lag) in rows {
@@ -215,7 +219,8 @@ public final class PostgresChangeFeed: ChangeFeed {
                 }
                 await fanOut.publish(change)
             }
-            if rows.count < settings.batchSize { return }
+            // A short read may be short by bytes: only an empty one says the follower is caught up.
+            if rows.isEmpty { return }
         }
     }
 }

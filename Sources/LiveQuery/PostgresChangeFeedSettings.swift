@@ -9,6 +9,8 @@ public struct PostgresChangeFeedSettings: Sendable {
     public var trimInterval: Duration = .seconds(60)
     /// The most changes one read of the table returns (each read loops until it is caught up).
     public var batchSize: Int = 256
+    /// The most bytes of changes one read returns past its first change (8 MiB by default).
+    public var batchBytes: Int = 8 << 20
     /// How long each of the feed's statements may run before the server cancels it.
     public var statementBudget: Duration = .seconds(5)
     /// The connections the feed's publishers share (the follower has one more of its own).

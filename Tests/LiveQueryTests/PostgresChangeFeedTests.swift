@@ -63,6 +63,22 @@ import Testing
         await cluster.stop()
     }
 
+    @Test func readsBoundedByRowsAndBytesStillDeliverEveryChangeInOrder() async throws {
+        let cluster = try FeedCluster()
+        var small = PostgresChangeFeedSettings()
+        small.batchSize = 2
+        small.batchBytes = 1_000
+        let a = try await cluster.host()
+        let b = try await cluster.host(settings: small)
+        let onB = Heard(b.changes())
+        // Each of B's reads returns one of these (the first row always, then 1 000 bytes at most).
+        let text = String(repeating: "x", count: 5_000)
+        let ids = (0..<5).map { "big\($0)" }
+        for id in ids { await a.publish(todo(id, .create, ["text": .string(text)])) }
+        #expect(await onB.ids(5) == ids)
+        await cluster.stop()
+    }
+
     @Test func concurrentWritersOnTwoHostsAreHeardInCommitOrderPerObject() async throws {
         let cluster = try FeedCluster()
         // Two hosts, each its own engine (pool) and data service announcing on its own feed.
