@@ -88,6 +88,7 @@ public enum FunctionHostServer {
         // feed only this host follows announces the classes they watch (others cost no read).
         // On PostgreSQL, the database's feed: every host's writes reach every host's subscriptions.
         let shared = configuration.changeFeed ?? databases.changeFeed
+        if let feed = databases.changeFeed { metrics.addGauges { feed.statistics.gauges } }
         let feed = shared ?? LocalChangeFeed()
         let liveQuery = makeLiveQuery(configuration: configuration, feed: feed, data: plain)
         let interest: (@Sendable (String) -> Bool)? = shared == nil ? { @Sendable in liveQuery.watches($0) } : nil

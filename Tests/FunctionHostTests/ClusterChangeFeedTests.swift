@@ -64,6 +64,13 @@ import Testing
                 #expect(created["op"]?.stringValue == "create" && created["object"]?["title"]?.stringValue == "from A")
                 #expect(updated["op"]?.stringValue == "update" && updated["object"]?["title"]?.stringValue == "edited on A")
                 #expect(!sink.events.contains { $0.json.contains("Bob's own") })
+                // Host B received all three changes (its subscriber's view dropped Bob's), host A
+                // published them; each says so in its metrics.
+                let metricsA = try await a.get("/metrics", headers: Headers.master).text
+                let metricsB = try await b.get("/metrics", headers: Headers.master).text
+                #expect(try #require(Self.gauge("functionhost_livequery_feed_published_total", in: metricsA)) >= 3)
+                #expect(try #require(Self.gauge("functionhost_livequery_feed_received_total", in: metricsB)) >= 3)
+                #expect(Self.gauge("functionhost_livequery_feed_reconnects_total", in: metricsB) == 0)
             }
         }
     }
@@ -89,6 +96,11 @@ import Testing
             if changes.count < count { Issue.record("Only \(changes.count) of \(count) changes arrived within 20 s") }
             return changes
         }
+    }
+
+    /// The value of an unlabelled gauge in `/metrics`' text.
+    static func gauge(_ name: String, in text: String) -> Double? {
+        text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.dropFirst(name.count + 1)) }
     }
 
     static func uniqueSuffix() -> String {

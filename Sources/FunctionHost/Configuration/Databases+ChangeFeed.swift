@@ -21,3 +21,17 @@ extension Databases {
             location: location, settings: settings, isCurrent: PostgresChangeFeed.isStored(in: engines), logger: logger)
     }
 }
+
+extension ChangeFeedStatistics {
+    /// The feed's counts as metrics gauges, read at each scrape.
+    var gauges: [HostMetrics.Gauge] {
+        let counts = self.counts
+        let values: [(String, Double)] = [
+            ("published_total", Double(counts.published)), ("superseded_total", Double(counts.superseded)),
+            ("publish_failures_total", Double(counts.publishFailures)), ("received_total", Double(counts.received)),
+            ("reconnects_total", Double(counts.reconnects)), ("lost_total", Double(counts.lost)),
+            ("unreadable_total", Double(counts.unreadable)), ("lag_milliseconds", counts.lastLagMilliseconds),
+        ]
+        return values.map { HostMetrics.Gauge(name: "functionhost_livequery_feed_" + $0.0, labels: [], value: $0.1) }
+    }
+}
