@@ -90,8 +90,8 @@ public enum FunctionHostServer {
         let shared = configuration.changeFeed ?? databases.changeFeed
         if let feed = databases.changeFeed { metrics.addGauges { feed.statistics.gauges } }
         let feed = shared ?? LocalChangeFeed()
-        let liveQuery = makeLiveQuery(configuration: configuration, feed: feed, data: plain)
-        let interest: (@Sendable (String) -> Bool)? = shared == nil ? { @Sendable in liveQuery.watches($0) } : nil
+        let watched = WatchedClasses()
+        let interest: (@Sendable (String) -> Bool)? = shared == nil ? { @Sendable in watched.contains($0) } : nil
         plain.listeners = configuration.writeListeners + [ChangeFeedPublisher(feed: feed, interest: interest)]
         let functionLogs = FunctionLogs()
         // Each environment loads the version it runs (the functions directory, at first start);
@@ -110,6 +110,9 @@ public enum FunctionHostServer {
                     duration: run.duration)
             })
         let data = hooks.hookedService
+        // Over the hooked service: subscriptions and events run the app's LiveQuery hooks.
+        let liveQuery = makeLiveQuery(configuration: configuration, feed: feed, data: data)
+        watched.hub = liveQuery
         let deployer = Deployer(store: DeployStore(data: data), environments: environments)
         try await deployer.start(functionsDirectory: configuration.functionsDirectory)
         let sender =

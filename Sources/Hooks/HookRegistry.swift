@@ -130,4 +130,16 @@ public struct HookRegistry: HookSource {
     public mutating func afterDeleteFile(_ handler: @escaping Handler) {
         define(.afterDeleteFile, "_File", handler)
     }
+    /// Registers a `beforeSubscribe` hook: runs before a LiveQuery subscription to the class is
+    /// made, with `request.object` the query (`where`, `keys`, ...); it may narrow it, or throw
+    /// to refuse the subscription.
+    public mutating func beforeSubscribe(_ className: String, _ handler: @escaping Handler) {
+        define(.beforeSubscribe, className, handler)
+    }
+    /// Registers an `afterLiveQueryEvent` hook: runs before each LiveQuery event of the class
+    /// reaches a subscriber, with `request.object` the object as the subscriber sees it and
+    /// `request.context["op"]` the operation; it may change the object, or throw to drop it.
+    public mutating func afterLiveQueryEvent(_ className: String, _ handler: @escaping Handler) {
+        define(.afterLiveQueryEvent, className, handler)
+    }
 }

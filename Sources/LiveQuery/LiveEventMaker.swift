@@ -54,9 +54,8 @@ struct LiveEventMaker: Sendable {
         var json = answered.restJSON(includeACL: query.returnACL)
         if let keys = query.keys { json = keys.apply(to: json) }
         json["className"] = .string(object.className)
-        var event: [String: JSONValue] = [
-            "op": .string(operation.rawValue), "query_id": .string(subscription.queryID), "object": .object(json),
-        ]
+        var event: [String: JSONValue] = ["op": .string(operation.rawValue), "query_id": .string(subscription.queryID)]
+        var updatedKeys: [String] = []
         if [.update, .enter, .leave].contains(operation) {
             // Only keys the subscriber sees, before or after: the name of a hidden field that
             // changed is no business of its.
@@ -64,8 +63,19 @@ struct LiveEventMaker: Sendable {
             if let original = change.original {
                 visible.formUnion(try await view.visibleKeys(of: StoredObject(className: change.className, rest: original)))
             }
-            event["updatedKeys"] = .array(change.updatedKeys.filter(visible.contains).map(JSONValue.string))
+            updatedKeys = change.updatedKeys.filter(visible.contains)
+            event["updatedKeys"] = .array(updatedKeys.map(JSONValue.string))
         }
+        // The app's `afterLiveQueryEvent` sees the subscriber's object and may change it, or
+        // throw to drop the event for this subscriber.
+        let hookEvent = ObjectEvent(
+            className: object.className, object: json, updatedKeys: updatedKeys,
+            context: ["op": .string(operation.rawValue), "query_id": .string(subscription.queryID)], caller: subscription.caller)
+        if let hooked = try await data.runBefore(.afterLiveQueryEvent, hookEvent) {
+            json = hooked.object
+            json["className"] = .string(object.className)
+        }
+        event["object"] = .object(json)
         return LiveEvent(queryID: subscription.queryID, operation: operation, json: JSONValue.object(event).jsonString)
     }
 }

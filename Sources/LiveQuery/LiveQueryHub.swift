@@ -54,13 +54,21 @@ public final class LiveQueryHub: LiveQueryConnections {
     ///
     /// - Throws: 1 for a malformed id or too many subscriptions of one id; 102, 103, 119, 403
     ///   as a `find` of the query by `caller` would be refused (and 102 for inner queries);
-    ///   511 when the host holds as many subscriptions as it may.
+    ///   511 when the host holds as many subscriptions as it may; what a `beforeSubscribe`
+    ///   hook threw.
     public func subscribe(id: String?, query json: JSONValue?, caller: Caller) async throws -> LiveQuerySubscription {
         let id = id ?? "livequery-" + UUID().uuidString
         guard isValidSubscriptionID(id) else {
             throw DataAPIError(.badParameters, "id must be 1 to \(limits.maxIDLength) letters, digits and - _ . :")
         }
-        let query = try StandingQueryParsing.query(from: json, limits: limits)
+        var query = try StandingQueryParsing.query(from: json, limits: limits)
+        // The app's `beforeSubscribe` may narrow the query or refuse it; what it leaves is
+        // checked as the client's would be.
+        let event = ObjectEvent(className: query.className, object: try query.parameters(), caller: caller)
+        if let hooked = try await data.runBefore(.beforeSubscribe, event) {
+            query = try StandingQueryParsing.query(
+                from: .object(hooked.object.merging(["className": .string(query.className)]) { _, name in name }), limits: limits)
+        }
         try await data.checkStandingQuery(query, caller: caller)
         let queryID = QueryID.make(subscriptionID: id, query: query)
         try table.add(Subscription(id: id, queryID: queryID, query: query, caller: caller))

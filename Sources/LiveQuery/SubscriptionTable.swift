@@ -62,6 +62,8 @@ final class SubscriptionTable: Sendable {
                 state.classCounts[subscription.query.className, default: 0] += 1
             }
             client.subscriptions[subscription.queryID] = subscription
+            // Subscribing is activity: an id with no connection lives `idleLifetime` from now.
+            if client.sinks.isEmpty { client.idleSince = moment }
             state.clients[subscription.id] = client
         }
     }

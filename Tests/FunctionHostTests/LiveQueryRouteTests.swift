@@ -19,11 +19,12 @@ enum LiveQueryServer {
     /// - Parameter database: the PostgreSQL schema to share with other servers (hosts); nil for
     ///   the data directory's own database.
     static func run(
-        functions: FunctionRegistry = FunctionRegistry(), database: PostgresLocation? = nil,
+        functions: FunctionRegistry = FunctionRegistry(), scripts: [String: String] = [:], database: PostgresLocation? = nil,
         _ body: @Sendable (API, LiveQueryHub) async throws -> Void
     ) async throws {
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (name, text) in scripts { try text.write(toFile: directory + "/" + name, atomically: true, encoding: .utf8) }
         var configuration = HostConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: directory, functionsDirectory: directory, keys: TestServer.keys,
             functions: functions)

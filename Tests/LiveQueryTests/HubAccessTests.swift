@@ -131,6 +131,24 @@ import Testing
         }
     }
 
+    @Test func includesResolveOnlyWhatTheSubscriberMayRead() async throws {
+        try await HubFixture.run { f in
+            let ada = try await f.user("ada")
+            let open = try await f.data.create("Person", body: ["name": "open"], caller: HubFixture.master)
+            let closed = try await f.data.create(
+                "Person", body: ["name": "closed", "ACL": ["nobody": ["read": true]]], caller: HubFixture.master)
+            _ = try await f.subscribe("Task", extra: ["include": "owner"], as: ada)
+            let sink = await f.connect()
+            _ = try await f.data.create("Task", body: ["owner": pointer("Person", open.objectId)], caller: HubFixture.master)
+            _ = try await f.data.create("Task", body: ["owner": pointer("Person", closed.objectId)], caller: HubFixture.master)
+            let first = try #require(await sink.json(1))
+            let second = try #require(await sink.json(2))
+            #expect(first["object"]?["owner"]?["name"] == "open")
+            #expect(second["object"]?["owner"]?["name"] == nil)
+            #expect(!sink.events.contains { $0.json.contains("\"closed\"") })
+        }
+    }
+
     @Test func aUserSubscriptionSeesOnlyItsOwnRowAndNoCredentials() async throws {
         try await HubFixture.run { f in
             let ada = try await f.user("ada")

@@ -98,6 +98,12 @@ import Testing
             #expect(await again.json(1)?["op"] == "create")
             #expect(sink.events.isEmpty)
             await f.hub.detach(again, subscriptionID: "livequery-test")
+            clock.advance(minutes: 8)
+            // Subscribing again (as the SDKs do after a reconnect) counts as activity.
+            _ = try await f.subscribe("Todo")
+            clock.advance(minutes: 5)
+            _ = await f.connect("livequery-probe")
+            #expect(f.hub.statistics.subscriptions == 1)
             clock.advance(minutes: 11)
             // Past it, the id and its subscriptions are forgotten.
             let late = await f.connect()

@@ -33,12 +33,19 @@ public enum HookKind: String, Sendable, Hashable, CaseIterable, Codable {
     case beforeDeleteFile
     /// After a file and its bytes were deleted.
     case afterDeleteFile
+    /// Before a LiveQuery subscription to the class is made: its object is the query as REST
+    /// JSON (`where`, `keys`, ...), which it may narrow; a throw refuses the subscription.
+    case beforeSubscribe
+    /// Before one LiveQuery event of the class reaches one subscriber: its object is the
+    /// object as that subscriber sees it (which it may change), `context["op"]` the event's
+    /// operation; a throw drops the event for that subscriber (Parse's `afterLiveQueryEvent`).
+    case afterLiveQueryEvent
 
     /// Whether it runs before the operation (and can change or stop it).
     public var isBefore: Bool {
         switch self {
         case .beforeSave, .beforeUpdate, .beforeDelete, .beforeFind, .onLogin, .onAuthData, .beforeSaveFile,
-            .beforeDeleteFile:
+            .beforeDeleteFile, .beforeSubscribe, .afterLiveQueryEvent:
             true
         default: false
         }

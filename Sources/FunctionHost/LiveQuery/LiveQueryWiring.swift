@@ -1,6 +1,25 @@
 import DataAPI
 import LiveQuery
 import ServiceLifecycle
+import Synchronization
+
+/// The classes the hub's subscriptions watch, for the write listener, which is made before the
+/// hub (the hub is made over the hooked service, which copies the listeners). Nothing is
+/// watched until the hub is set, before the host serves.
+final class WatchedClasses: Sendable {
+    private let current = Mutex<LiveQueryHub?>(nil)
+
+    /// The hub asked.
+    var hub: LiveQueryHub? {
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
+    }
+
+    /// Whether a write of the class may matter to a subscription.
+    func contains(_ className: String) -> Bool {
+        hub?.watches(className) ?? false
+    }
+}
 
 /// Runs the hub's delivery for the application's lifetime: it ends at shutdown.
 struct LiveQueryDelivery: Service {

@@ -123,7 +123,8 @@
   // lists and calls them like any other.
   var hookNames = { beforeSave: 'before_save', afterSave: 'after_save', beforeUpdate: 'before_update',
     afterUpdate: 'after_update', beforeDelete: 'before_delete', afterDelete: 'after_delete',
-    beforeFind: 'before_find', afterFind: 'after_find' };
+    beforeFind: 'before_find', afterFind: 'after_find', beforeSubscribe: 'before_subscribe',
+    afterLiveQueryEvent: 'after_live_query_event' };
   Object.keys(hookNames).forEach(function (kind) {
     AV.Cloud[kind] = function (className, fn) {
       if (className && typeof className === 'function' && className.prototype && className.prototype.className)
@@ -335,7 +336,7 @@
     // The body's user is the hook's request.user and request.currentUser, one AV.User, as
     // LeanEngine's SDK sets both; set on the object, it is saved as a Pointer to it.
     if (request.user) request.user = request.currentUser = AV.User && AV.User._fromServer ? AV.User._fromServer(request.user) : request.user;
-    if (kind === 'beforeFind' || kind === 'afterFind') {
+    if (kind === 'beforeFind' || kind === 'afterFind' || kind === 'beforeSubscribe') {
       var parameters = { className: className };
       for (var key in request.object) parameters[key] = request.object[key];
       request.query = AV.Query && AV.Query.fromJSON ? AV.Query.fromJSON(parameters) : parameters;
@@ -351,6 +352,8 @@
       request.original = objectFrom(className, request.original);
       // A user hook's user is its object, as LeanEngine gives it.
       if ((kind === 'onVerified' || kind === 'onLogin') && !request.user) request.user = request.currentUser = request.object;
+      // A LiveQuery event's operation (create, update, enter, leave, delete, login), as Parse names it.
+      if (kind === 'afterLiveQueryEvent') request.event = request.context ? request.context.op : undefined;
       if (request.object) {
         request.object.updatedKeys = request.updatedKeys || [];
         // Saving the object a hook was given runs no hook again: no loop by accident.
@@ -365,7 +368,7 @@
     if (kind === 'onAuthData') {
       return { object: { authData: value !== undefined && value !== null ? value : request.authData }, context: request.context };
     }
-    if (kind === 'beforeFind') {
+    if (kind === 'beforeFind' || kind === 'beforeSubscribe') {
       var query = request.query;
       return { object: query && typeof query.toJSON === 'function' ? query.toJSON() : query, context: request.context };
     }
