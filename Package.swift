@@ -114,6 +114,9 @@ let package = Package(
                 "DataAPI",
                 "JSON",
                 .product(name: "Logging", package: "swift-log"),
+                // The change feed of several hosts follows a table of the shared database.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -225,7 +228,9 @@ let package = Package(
         ),
         .testTarget(
             name: "LiveQueryTests",
-            dependencies: ["DataAPI", "JSON", "LiveQuery", "TestSupport"],
+            dependencies: [
+                "DataAPI", "JSON", "LiveQuery", "TestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

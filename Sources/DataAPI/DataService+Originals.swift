@@ -27,16 +27,14 @@ extension DataService {
     ) async throws -> StoredObject? {
         let prepared = operation.kind == .update && (className == "_User" || className == "_Role")
         guard prepared || needsOriginal(operation, className, hooks) else { return nil }
-        let object = try await existing(className, id: id, in: storage)
-        try check?(object)
-        return object
-    }
-
-    /// The stored object a hook needs to see; 101 when it doesn't exist, as the write would.
-    func existing(_ className: String, id: String, in storage: any StorageEngine) async throws -> StoredObject {
         guard let object = try await storage.fetch(className, id: id) else {
+            // Read for listeners alone, a missing object is the write's to answer, as without
+            // them (a conditional delete's is 305, not 101); a write of nothing is heard by no one.
+            let hooked = prepared || hooks.willRun(operation.before, className) || hooks.willRun(operation.after, className)
+            if !hooked { return nil }
             throw DataAPIError(.objectNotFound, "Object not found.")
         }
+        try check?(object)
         return object
     }
 }

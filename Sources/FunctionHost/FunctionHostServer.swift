@@ -22,7 +22,7 @@ public enum FunctionHostServer {
         do {
             return try await makeApplication(configuration: configuration, databases: databases, logger: logger)
         } catch {
-            for pool in databases.pools { await pool.close() }
+            await databases.close()
             throw error
         }
     }
@@ -104,9 +104,12 @@ public enum FunctionHostServer {
         plain.authDataVerification.now = configuration.clock
         // Every committed write is announced on the change feed LiveQuery's subscriptions hear; a
         // feed only this host follows announces the classes they watch (others cost no read).
-        let feed = configuration.changeFeed ?? LocalChangeFeed()
+        // On PostgreSQL, the database's feed: every host's writes reach every host's subscriptions.
+        let shared = configuration.changeFeed ?? databases.changeFeed
+        if let feed = databases.changeFeed { metrics.addGauges { feed.statistics.gauges } }
+        let feed = shared ?? LocalChangeFeed()
         let watched = WatchedClasses()
-        let interest: (@Sendable (String) -> Bool)? = configuration.changeFeed == nil ? { @Sendable in watched.contains($0) } : nil
+        let interest: (@Sendable (String) -> Bool)? = shared == nil ? { @Sendable in watched.contains($0) } : nil
         plain.listeners = configuration.writeListeners + [ChangeFeedPublisher(feed: feed, interest: interest)]
         let functionLogs = FunctionLogs()
         // Each environment loads the version it runs (the functions directory, at first start);

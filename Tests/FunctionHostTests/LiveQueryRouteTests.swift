@@ -16,8 +16,10 @@ import Testing
 /// runs: the test subscribes through the REST routes and attaches a recording connection to the
 /// hub, as the realtime endpoint does at login.
 enum LiveQueryServer {
+    /// - Parameter database: the PostgreSQL schema to share with other servers (hosts); nil for
+    ///   the data directory's own database.
     static func run(
-        functions: FunctionRegistry = FunctionRegistry(), scripts: [String: String] = [:],
+        functions: FunctionRegistry = FunctionRegistry(), scripts: [String: String] = [:], database: PostgresLocation? = nil,
         _ body: @Sendable (API, LiveQueryHub) async throws -> Void
     ) async throws {
         let directory = try TestServer.makeDataDirectory()
@@ -26,7 +28,7 @@ enum LiveQueryServer {
         var configuration = HostConfiguration(
             host: "127.0.0.1", port: 0, dataDirectory: directory, functionsDirectory: directory, keys: TestServer.keys,
             functions: functions)
-        configuration.database = TestDatabase.location(for: directory)
+        configuration.database = database ?? TestDatabase.location(for: directory)
         let logger = Logger(label: "livequery")
         let databases = try await Databases.open(configuration, logger: logger)
         do {
@@ -34,14 +36,16 @@ enum LiveQueryServer {
             let app = Application(router: FunctionHostServer.makeRouter(configuration: configuration, services: services))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { await services.liveQuery.run() }
+                // On PostgreSQL the hub hears the database's feed, which follows its table.
+                if let feed = databases.changeFeed { group.addTask { await feed.run() } }
                 try await app.test(.router) { client in try await body(API(client: client), services.liveQuery) }
                 group.cancelAll()
             }
         } catch {
-            for pool in databases.pools { await pool.close() }
+            await databases.close()
             throw error
         }
-        for pool in databases.pools { await pool.close() }
+        await databases.close()
     }
 
     /// Subscribes through the route; the answer's query id.

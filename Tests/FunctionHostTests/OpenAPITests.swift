@@ -34,7 +34,7 @@ import Testing
         let databases = try await Databases.open(configuration, logger: logger)
         let services = try await FunctionHostServer.makeServices(configuration: configuration, databases: databases, logger: logger)
         let router = FunctionHostServer.makeRouter(configuration: configuration, services: services)
-        for pool in databases.pools { await pool.close() }
+        await databases.close()
         return router
     }
 

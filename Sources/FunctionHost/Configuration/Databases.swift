@@ -1,5 +1,6 @@
 package import DataAPI
 import Foundation
+import LiveQuery
 package import Logging
 import ServiceLifecycle
 
@@ -12,6 +13,9 @@ struct Databases: Sendable {
     let staging: (any StorageEngine)?
     /// The PostgreSQL pools, closed when the host stops.
     let pools: [PostgresStorage]
+    /// The change feed the hosts sharing production's PostgreSQL database follow; nil on SQLite,
+    /// where each host has its own (`Databases+ChangeFeed.swift`).
+    var changeFeed: PostgresChangeFeed? = nil
 
     /// Opens (and creates, when new) the databases of a configuration.
     static func open(_ configuration: HostConfiguration, logger: Logger) async throws -> Databases {
@@ -28,7 +32,20 @@ struct Databases: Sendable {
         } else if let directory = configuration.stagingDataDirectory {
             staging = try openSQLite(in: directory, budget: budget, logger: logger)
         }
-        return Databases(production: production, staging: staging, pools: pools)
+        var databases = Databases(production: production, staging: staging, pools: pools)
+        do {
+            databases.changeFeed = try await changeFeed(for: configuration, engines: databases.engines, logger: logger)
+        } catch {
+            await databases.close()
+            throw error
+        }
+        return databases
+    }
+
+    /// Closes the change feed and the pools (a host that failed to start, a tool done with them).
+    func close() async {
+        await changeFeed?.close()
+        for pool in pools { await pool.close() }
     }
 
     /// Production's engine alone: the PostgreSQL database when one is named, else SQLite under
@@ -61,17 +78,22 @@ struct Databases: Sendable {
 
     /// A service that closes the pools once the server has stopped (it is listed before the
     /// server, so it is shut down after it: in-flight requests keep their database).
-    var lifetime: DatabaseLifetime { DatabaseLifetime(pools: pools) }
+    var lifetime: DatabaseLifetime { DatabaseLifetime(databases: self) }
 }
 
-/// Closes the PostgreSQL pools when the application shuts down.
+/// Follows the change feed while the application runs, then closes it and the PostgreSQL pools
+/// when the application shuts down.
 struct DatabaseLifetime: Service {
-    let pools: [PostgresStorage]
+    let databases: Databases
 
     func run() async throws {
         // Cancellation ends the wait too (a test's server is cancelled, not signalled).
-        try? await gracefulShutdown()
-        for pool in pools { await pool.close() }
+        if let feed = databases.changeFeed {
+            await cancelWhenGracefulShutdown { await feed.run() }
+        } else {
+            try? await gracefulShutdown()
+        }
+        await databases.close()
     }
 }
 

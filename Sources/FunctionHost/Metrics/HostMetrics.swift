@@ -12,6 +12,8 @@ import Synchronization
 public final class HostMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
+    /// Gauges a part of the server reports itself, read at each scrape (the change feed's).
+    private let gaugeSources = Mutex<[@Sendable () -> [Gauge]]>([])
 
     /// Latency buckets from 100 µs: most calls here take well under the default's first 5 ms.
     static let buckets: [Duration] = [
@@ -146,9 +148,15 @@ public final class HostMetrics: Sendable {
         var value: Double
     }
 
+    /// Adds gauges that `render` reads from `source` at each scrape.
+    func addGauges(_ source: @escaping @Sendable () -> [Gauge]) {
+        gaugeSources.withLock { $0.append(source) }
+    }
+
     /// Everything, in Prometheus's text exposition format, with `gauges` as they are now.
     func render(gauges: [Gauge]) -> [UInt8] {
-        for gauge in gauges {
+        let reported = gaugeSources.withLock { $0 }.flatMap { $0() }
+        for gauge in gauges + reported {
             // An empty unit and help leave the name as it is and write no `# HELP` line.
             let descriptor = MetricNameDescriptor(metricName: gauge.name, unitName: "", helpText: "")
             registry.makeGauge(descriptor: descriptor, labels: gauge.labels).set(gauge.value)
