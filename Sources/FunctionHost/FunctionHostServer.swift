@@ -205,13 +205,13 @@ public enum FunctionHostServer {
         let router = Router(context: HostRequestContext.self)
         // Order matters: the request's facts (client address, environment, body limit) are read
         // first; every request is logged and counted; CORS answers preflights first; errors are
-        // mapped for everything inside.
+        // mapped for everything inside. One middleware takes these four steps, in that order.
         router.add(
-            middleware: RequestFactsMiddleware(
-                proxies: configuration.trustedProxies, bodyLimits: BodyLimits(largest: configuration.maxBodySize)))
-        router.add(middleware: ObservingMiddleware(metrics: services.metrics))
-        router.add(middleware: LeanCloudCORSMiddleware(origins: configuration.webOrigins))
-        router.add(middleware: ErrorMiddleware())
+            middleware: EdgeMiddleware(
+                facts: RequestFactsMiddleware(
+                    proxies: configuration.trustedProxies, bodyLimits: BodyLimits(largest: configuration.maxBodySize)),
+                observing: ObservingMiddleware(metrics: services.metrics),
+                cors: LeanCloudCORSMiddleware(origins: configuration.webOrigins)))
         let limiter = RateLimiter(configuration.rateLimits)
         if limiter.limitsClients { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         let authentication = AuthMiddleware(

@@ -64,6 +64,80 @@ import Testing
         #expect(lines.last?.hasSuffix(" info test : hb.request.id=9934c04be85e96bb second") == true)
     }
 
+    /// The request log hands its fields over and the writer formats them: the line is the one
+    /// the logger writes for the same fields, in its place among the others.
+    @Test func aRequestLineHandedOverAsFieldsIsTheLineTheLoggerWrites() throws {
+        let line = RequestLogLine(
+            method: "POST", route: "/1.1/resetPassword/{token}", path: "/1.1/resetPassword/secret", status: 200,
+            duration: .microseconds(1_234), environment: "production")
+        let handedOver = try written(output: { ConsoleOutput(file: $0, startsWriter: false) }) { logger in
+            logger[metadataKey: "hb.request.id"] = "9934c04be85e96bb"
+            logger.info("before")
+            (logger.handler as? ConsoleLogHandler)?.logRequest(line)
+            logger.info("after")
+        }
+        let logged = try written { logger in
+            logger[metadataKey: "hb.request.id"] = "9934c04be85e96bb"
+            logger.info("before")
+            logger.info("request", metadata: line.metadata)
+            logger.info("after")
+        }
+        // The time is the second each was logged in.
+        let withoutTimes = { (text: String) in text.split(separator: "\n").map { $0.drop { $0 != " " } } }
+        #expect(withoutTimes(handedOver) == withoutTimes(logged))
+        #expect(withoutTimes(handedOver).count == 3)
+        #expect(
+            withoutTimes(handedOver)[1]
+                == " info test : environment=production hb.request.id=9934c04be85e96bb method=POST ms=1.234"
+                + " path=/1.1/resetPassword/*** route=/1.1/resetPassword/{token} status=200 request")
+    }
+
+    /// The logger's own keys sort among the line's, before, between and after them; one the
+    /// line sets too is the line's.
+    @Test func aRequestLineMergesTheLoggersKeysAsTheLoggerDoes() throws {
+        let line = RequestLogLine(
+            method: "GET", route: "/1.1/classes/{className}", path: "/1.1/classes/Todo", status: 404,
+            duration: .milliseconds(12), environment: "staging")
+        let write = { (useFields: Bool) in
+            try self.written(output: { ConsoleOutput(file: $0, startsWriter: false) }) { logger in
+                for key in ["a", "hb.request.id", "mz", "path", "zz"] { logger[metadataKey: key] = "\(key)-value" }
+                logger[metadataKey: "count"] = .stringConvertible(7)
+                if useFields {
+                    (logger.handler as? ConsoleLogHandler)?.logRequest(line)
+                } else {
+                    logger.info("request", metadata: line.metadata)
+                }
+            }
+        }
+        let (handedOver, logged) = (try write(true), try write(false))
+        #expect(handedOver.drop { $0 != " " } == logged.drop { $0 != " " })
+        #expect(handedOver.contains(" a=a-value count=7 environment=staging hb.request.id=hb.request.id-value method=GET"))
+        #expect(handedOver.contains(" path=/1.1/classes/Todo route=/1.1/classes/{className} status=404 zz=zz-value request\n"))
+    }
+
+    @Test func aRequestLineBelowTheLevelIsNotHandedOver() throws {
+        let output = ConsoleOutput(file: .nullDevice, capacity: 1000, startsWriter: false)
+        let handler = ConsoleLogHandler(label: "test", level: .warning, output: output)
+        handler.logRequest(
+            RequestLogLine(method: "GET", route: "/", path: "/", status: 200, duration: .zero, environment: "production"))
+        output.write(String(repeating: "x", count: 999) + "\n")
+        #expect(output.droppedLines == 0)
+        output.close()
+    }
+
+    @Test func aRequestLineCountsAgainstTheBuffer() throws {
+        let text = try written(output: { ConsoleOutput(file: $0, capacity: 300, startsWriter: false) }) { logger in
+            for index in 1...5 {
+                (logger.handler as? ConsoleLogHandler)?.logRequest(
+                    RequestLogLine(method: "GET", route: "/\(index)", path: "/\(index)", status: 200, duration: .zero, environment: "production"))
+            }
+        }
+        // Each is counted as about 140 bytes: two fit, the other three are dropped.
+        #expect(text.contains(" warning console : dropped=3 log lines dropped: the log's buffer was full\n"))
+        #expect(text.contains("path=/2 "))
+        #expect(!text.contains("path=/3 "))
+    }
+
     @Test func aFullBufferDropsLinesCountsThemAndSaysSo() throws {
         let text = try written(output: { ConsoleOutput(file: $0, capacity: 100, startsWriter: false) }) { logger in
             // Each line is about 40 bytes: two fit, the other three are dropped rather than waited for.

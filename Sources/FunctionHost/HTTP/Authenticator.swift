@@ -109,15 +109,25 @@ struct Authenticator: Sendable {
     /// on every request. Where a request repeats a credential under several names, LeanCloud's
     /// own name wins over the legacy ones, as the order of `Source` says.
     static func credentials(from headers: HTTPFields) -> Credentials {
-        var found: [Source: (rank: Int, value: String)] = [:]
+        // One slot per credential, not a dictionary: building one cost each request more than
+        // the pass itself.
+        var appId, key, masterKey, sign, hookKey: (rank: Int, value: String)?
         for field in headers where !field.value.isEmpty {
             guard let (source, rank) = Self.sources[field.name] else { continue }
-            if let held = found[source], held.rank <= rank { continue }
-            found[source] = (rank, field.value)
+            func keep(in slot: inout (rank: Int, value: String)?) {
+                if let held = slot, held.rank <= rank { return }
+                slot = (rank, field.value)
+            }
+            switch source {
+            case .appId: keep(in: &appId)
+            case .key: keep(in: &key)
+            case .masterKey: keep(in: &masterKey)
+            case .sign: keep(in: &sign)
+            case .hookKey: keep(in: &hookKey)
+            }
         }
         return Credentials(
-            appId: found[.appId]?.value, key: found[.key]?.value, masterKey: found[.masterKey]?.value,
-            sign: found[.sign]?.value, hookKey: found[.hookKey]?.value)
+            appId: appId?.value, key: key?.value, masterKey: masterKey?.value, sign: sign?.value, hookKey: hookKey?.value)
     }
 
     /// Which credential a header carries.

@@ -23,12 +23,29 @@ struct LeanCloudCORSMiddleware: RouterMiddleware {
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
+        let decision = decide(request)
+        if case .answer(let response) = decision { return response }
+        var response = try await next(request, context)
+        complete(&response, decision)
+        return response
+    }
+
+    /// What CORS makes of a request before its route: its whole answer (a preflight), or what
+    /// the route's answer gets.
+    enum Decision {
+        /// Answered here, without the route.
+        case answer(Response)
+        /// From an origin not granted: the answer says only that it depends on the origin.
+        case refused
+        /// The route's answer allows `origin`.
+        case granted(origin: String)
+    }
+
+    /// The decision for `request` (`EdgeMiddleware` asks it in its own frame).
+    func decide(_ request: Request) -> Decision {
         let origin = request.headers[.origin] ?? "*"
         guard request.headers[.origin].map(origins.allows) ?? true else {
-            if request.method == .options { return HostError.originRefused.response }
-            var response = try await next(request, context)
-            response.headers[.vary] = "Origin"
-            return response
+            return request.method == .options ? .answer(HostError.originRefused.response) : .refused
         }
         if request.method == .options {
             var headers: HTTPFields = [:]
@@ -37,12 +54,21 @@ struct LeanCloudCORSMiddleware: RouterMiddleware {
             headers[.accessControlAllowHeaders] = Self.allowedHeaders
             headers[.accessControlMaxAge] = "86400"
             headers[.contentLength] = "0"
-            return Response(status: .ok, headers: headers)
+            return .answer(Response(status: .ok, headers: headers))
         }
-        var response = try await next(request, context)
-        response.headers[.accessControlAllowOrigin] = origin
-        // With a list, the answer depends on the origin: a cache must not give it to another.
-        if !origins.allowsEveryOrigin { response.headers[.vary] = "Origin" }
-        return response
+        return .granted(origin: origin)
+    }
+
+    /// Adds to the route's `response` what `decision` says.
+    func complete(_ response: inout Response, _ decision: Decision) {
+        switch decision {
+        case .answer: return
+        case .refused:
+            response.headers[.vary] = "Origin"
+        case .granted(let origin):
+            response.headers[.accessControlAllowOrigin] = origin
+            // With a list, the answer depends on the origin: a cache must not give it to another.
+            if !origins.allowsEveryOrigin { response.headers[.vary] = "Origin" }
+        }
     }
 }

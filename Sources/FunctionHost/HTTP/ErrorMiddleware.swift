@@ -12,14 +12,20 @@ struct ErrorMiddleware: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            var mapped = HostError(mapping: error)
-            if mapped == nil {
-                context.logger.error("Unhandled error: \(String(describing: error))")
-                mapped = HostError(status: .internalServerError, code: 1, message: "Internal server error.")
-            }
-            let answer = mapped!
-            context.dialectHandoff?.keep(answer: answer.json)
-            return answer.response
+            return Self.answer(to: error, context: context)
         }
+    }
+
+    /// The answer to `error`, thrown while serving the request of `context` (`EdgeMiddleware`
+    /// asks it in its own frame).
+    static func answer(to error: any Error, context: Context) -> Response {
+        var mapped = HostError(mapping: error)
+        if mapped == nil {
+            context.logger.error("Unhandled error: \(String(describing: error))")
+            mapped = HostError(status: .internalServerError, code: 1, message: "Internal server error.")
+        }
+        let answer = mapped!
+        context.dialectHandoff?.keep(answer: answer.json)
+        return answer.response
     }
 }

@@ -13,10 +13,15 @@ struct RequestFactsMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
+        read(request, into: &context)
+        return try await next(request, context)
+    }
+
+    /// Sets the facts of `request` in `context` (`EdgeMiddleware` does, in its own frame).
+    func read(_ request: Request, into context: inout Context) {
         context.clientAddress = ClientAddress.resolve(peer: context.remoteAddress, headers: request.headers, trusting: proxies)
         context.functionsEnvironment = Self.environment(request.headers[.lcProd])
         context.bodyLimit = bodyLimits.limit(forPath: request.uri.path)
-        return try await next(request, context)
     }
 
     /// `X-LC-Prod: 0` (or `false`) is staging; anything else, or none, production.

@@ -12,6 +12,8 @@ struct BodyLimits: Sendable {
 
     /// The limit for a request to `path`.
     func limit(forPath path: String) -> Int {
+        // An ASCII path is read byte by byte, where a byte is a character (every request asks).
+        if let limit = path.utf8.withContiguousStorageIfAvailable(asciiLimit), let limit { return limit }
         var route = Substring(path)
         for prefix in ["/1.1/", "/1/"] where route.hasPrefix(prefix) {
             route = route.dropFirst(prefix.count)
@@ -19,6 +21,19 @@ struct BodyLimits: Sendable {
         }
         if route.hasPrefix("batch") || route.hasPrefix("engine/deploys") { return largest }
         if route.hasPrefix("functions/") || route.hasPrefix("call/") { return min(largest, Self.functionCall) }
+        return min(largest, Self.other)
+    }
+
+    /// `limit(forPath:)` for an ASCII path's bytes; nil for any other.
+    private func asciiLimit(_ path: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard path.allSatisfy({ $0 < 0x80 }) else { return nil }
+        var route = path[...]
+        for prefix in ["/1.1/", "/1/"] where route.starts(with: prefix.utf8) {
+            route = route.dropFirst(prefix.utf8.count)
+            break
+        }
+        if route.starts(with: "batch".utf8) || route.starts(with: "engine/deploys".utf8) { return largest }
+        if route.starts(with: "functions/".utf8) || route.starts(with: "call/".utf8) { return min(largest, Self.functionCall) }
         return min(largest, Self.other)
     }
 }

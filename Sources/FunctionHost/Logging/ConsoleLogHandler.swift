@@ -4,9 +4,10 @@ public import Logging
 /// Writes log lines to standard output, rendering a logger's metadata only when it logs.
 ///
 /// swift-log's `StreamLogHandler` renders all its metadata each time one key is set, and every
-/// request sets one (its id): 3–4% of a request's time went to lines never written. The line is
+/// request sets one (its id): 3–4% of a request's time went to lines never written. A line is
 /// formatted where it is logged and handed to a `ConsoleOutput`, which writes it later, in a
-/// batch with others, from its own thread.
+/// batch with others, from its own thread; the request log's line (`logRequest`) is handed over
+/// as its fields and formatted there too.
 public struct ConsoleLogHandler: LogHandler {
     /// The logger's label, printed on each line.
     public let label: String
@@ -32,17 +33,72 @@ public struct ConsoleLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
+        output.write(
+            Self.line(
+                at: ConsoleTimestamp.now(), level: event.level, label: label, metadata: metadata, adding: event.metadata,
+                message: event.message.description, error: event.error))
+    }
+
+    /// Hands a request's line over as its fields (`ObservingMiddleware`): the output's writer
+    /// formats it, the line `log(event:)` writes for `info("request", metadata: line.metadata)`.
+    /// Only the second it was logged in is read here.
+    func logRequest(_ request: RequestLogLine) {
+        guard logLevel <= .info else { return }
+        let logged = time(nil)
+        let (label, metadata) = (label, metadata)
+        output.write(charging: request.estimatedSize + label.utf8.count + 48 * metadata.count) {
+            var seconds = logged
+            var parts = tm()
+            gmtime_r(&seconds, &parts)
+            return Self.requestLine(at: ConsoleTimestamp.text(parts), label: label, metadata: metadata, request: request)
+        }
+    }
+
+    /// `line(at:level:label:metadata:adding:message:error:)` for a request's line, written without
+    /// a dictionary: its fields are already in key order, and the logger's own keys (its
+    /// request id) are merged in among them. The same text.
+    private static func requestLine(at time: String, label: String, metadata: Logger.Metadata, request: RequestLogLine) -> String {
+        let fields = request.printedFields
+        var own = metadata.filter { key, _ in !fields.contains { $0.key == key } }
+            .map { (key: $0.key, value: $0.value.description) }
+        own.sort { $0.key < $1.key }
+        var line = time
+        line.reserveCapacity(200)
+        line += " info "
+        line += label
+        line += " :"
+        var next = own.startIndex
+        for field in fields {
+            while next < own.endIndex, own[next].key < field.key {
+                line += " \(own[next].key)=\(own[next].value)"
+                next += 1
+            }
+            line += " \(field.key)=\(field.value)"
+        }
+        for rest in own[next...] { line += " \(rest.key)=\(rest.value)" }
+        line += " "
+        line += RequestLogLine.message
+        line += "\n"
+        return line
+    }
+
+    /// A whole line: time, level, label, the logger's and the event's metadata sorted by key
+    /// (the event's value wins), the message, the error.
+    private static func line(
+        at time: String, level: Logger.Level, label: String, metadata: Logger.Metadata, adding extra: Logger.Metadata?,
+        message: String, error: (any Error)?
+    ) -> String {
         var all = metadata
-        if let extra = event.metadata { all.merge(extra) { _, line in line } }
-        var line = ConsoleTimestamp.now()
-        line += " \(event.level) \(label) :"
+        if let extra { all.merge(extra) { _, line in line } }
+        var line = time
+        line += " \(level) \(label) :"
         for (key, value) in all.sorted(by: { $0.key < $1.key }) {
             line += " \(key)=\(value)"
         }
-        line += " \(event.message)"
-        if let error = event.error { line += " error=\(error)" }
+        line += " \(message)"
+        if let error { line += " error=\(error)" }
         line += "\n"
-        output.write(line)
+        return line
     }
 }
 

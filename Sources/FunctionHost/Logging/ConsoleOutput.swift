@@ -14,6 +14,13 @@ public final class ConsoleOutput: Sendable {
     /// What waits for the writer.
     private struct Pending {
         var bytes: [UInt8] = []
+        /// Lines handed over unformatted, each with where in `bytes` it goes: formatted by the
+        /// writer (`write(charging:_:)`).
+        var deferred: [(offset: Int, line: @Sendable () -> String)] = []
+        /// What the deferred lines are counted as against the capacity.
+        var deferredSize = 0
+        /// What the waiting lines are counted as against the capacity.
+        var size: Int { bytes.count + deferredSize }
         /// Lines dropped since the last batch, for its warning line.
         var dropped = 0
         /// Lines dropped since the output was made.
@@ -52,13 +59,28 @@ public final class ConsoleOutput: Sendable {
 
     /// Hands a whole line over, or drops it (counted) when the buffer is full.
     func write(_ line: String) {
+        hand(size: line.utf8.count) { $0.bytes.append(contentsOf: line.utf8) }
+    }
+
+    /// Hands a line over unformatted: `line` makes it on the writer's thread (in its turn among
+    /// the others), so the caller only pays for handing over what it captures. It counts as
+    /// `size` bytes against the capacity, and is dropped (counted) when they don't fit.
+    func write(charging size: Int, _ line: @escaping @Sendable () -> String) {
+        hand(size: size) { pending in
+            pending.deferred.append((pending.bytes.count, line))
+            pending.deferredSize += size
+        }
+    }
+
+    /// Adds a line of `size` bytes with `add` when it fits, wakes the writer if it waits.
+    private func hand(size: Int, _ add: (inout Pending) -> Void) {
         let (signals, closed) = pending.withLock { pending -> (Bool, Bool) in
-            guard pending.bytes.count + line.utf8.count <= capacity else {
+            guard pending.size + size <= capacity else {
                 pending.dropped += 1
                 pending.droppedInAll += 1
                 return (false, pending.closed)
             }
-            pending.bytes.append(contentsOf: line.utf8)
+            add(&pending)
             defer { pending.writerWaits = false }
             return (pending.writerWaits, pending.closed)
         }
@@ -75,20 +97,36 @@ public final class ConsoleOutput: Sendable {
     /// Writes every waiting line now, from the caller.
     public func flush() {
         writing.withLock { _ in
-            let (bytes, dropped) = pending.withLock { pending in
+            let (bytes, deferred, dropped) = pending.withLock { pending in
                 defer {
                     pending.bytes = []
+                    pending.deferred = []
+                    pending.deferredSize = 0
                     pending.dropped = 0
                 }
-                return (pending.bytes, pending.dropped)
+                return (pending.bytes, pending.deferred, pending.dropped)
             }
             if dropped > 0 {
                 let warning =
                     "\(ConsoleTimestamp.now()) warning console : dropped=\(dropped) log lines dropped: the log's buffer was full\n"
                 put(Array(warning.utf8))
             }
-            put(bytes)
+            put(deferred.isEmpty ? bytes : Self.joined(bytes, deferred))
         }
+    }
+
+    /// The batch's bytes with the deferred lines formatted in their places.
+    private static func joined(_ bytes: [UInt8], _ deferred: [(offset: Int, line: @Sendable () -> String)]) -> [UInt8] {
+        var batch: [UInt8] = []
+        batch.reserveCapacity(bytes.count + 200 * deferred.count)
+        var from = 0
+        for (offset, line) in deferred {
+            batch.append(contentsOf: bytes[from..<offset])
+            batch.append(contentsOf: line().utf8)
+            from = offset
+        }
+        batch.append(contentsOf: bytes[from...])
+        return batch
     }
 
     /// Writes what waits and ends the writer: lines logged afterwards are written at once.
@@ -106,7 +144,7 @@ public final class ConsoleOutput: Sendable {
     private func runWriter() {
         while true {
             let state = pending.withLock { pending -> (idle: Bool, closed: Bool) in
-                let idle = pending.bytes.isEmpty && pending.dropped == 0
+                let idle = pending.bytes.isEmpty && pending.deferred.isEmpty && pending.dropped == 0
                 if idle, !pending.closed { pending.writerWaits = true }
                 return (idle, pending.closed)
             }

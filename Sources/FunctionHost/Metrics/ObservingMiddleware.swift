@@ -31,23 +31,20 @@ struct ObservingMiddleware: RouterMiddleware {
         }
     }
 
-    private func record(_ request: Request, _ context: Context, status: Int, environment: String, since start: ContinuousClock.Instant) {
+    func record(_ request: Request, _ context: Context, status: Int, environment: String, since start: ContinuousClock.Instant) {
         let duration = start.duration(to: .now)
         let route = context.endpointPath ?? "unmatched"
         metrics.recordRequest(
             route: route, method: request.method.rawValue, status: status, environment: environment, duration: duration)
-        context.logger.info(
-            "request",
-            metadata: [
-                "method": .string(request.method.rawValue), "route": .string(route), "path": .string(RedactedPath.of(request.uri.path)),
-                "status": .stringConvertible(status), "ms": .string(Self.milliseconds(duration)),
-                "environment": .string(environment),
-            ])
-    }
-
-    private static func milliseconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-        return "\(micros / 1000).\(String(micros % 1000 + 1000).dropFirst())"
+        let line = RequestLogLine(
+            method: request.method.rawValue, route: route, path: request.uri.path, status: status, duration: duration,
+            environment: environment)
+        // The server's own handler takes the fields and formats the line on its writer thread;
+        // any other handler (the tests') is given the line's metadata, as always.
+        if let console = context.logger.handler as? ConsoleLogHandler {
+            console.logRequest(line)
+        } else {
+            context.logger.info(Logger.Message(stringLiteral: RequestLogLine.message), metadata: line.metadata)
+        }
     }
 }

@@ -1,0 +1,38 @@
+import Hummingbird
+
+/// The four outer steps every request takes, in one frame: its facts read
+/// (`RequestFactsMiddleware`), then observed (`ObservingMiddleware`: one log line and one metrics
+/// record once its answer is ready), CORS (`LeanCloudCORSMiddleware`: preflights answered here,
+/// grants added), and every error of the routes inside mapped to its answer (`ErrorMiddleware`).
+///
+/// The same steps in the same order as the four middlewares stacked, but one async call and one
+/// context copy instead of four: each layer's cost showed in a Swift function's profile.
+struct EdgeMiddleware: RouterMiddleware {
+    typealias Context = HostRequestContext
+    let facts: RequestFactsMiddleware
+    let observing: ObservingMiddleware
+    let cors: LeanCloudCORSMiddleware
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        facts.read(request, into: &context)
+        let start = ContinuousClock.now
+        let environment = context.functionsEnvironment.rawValue
+        let decision = cors.decide(request)
+        var response: Response
+        if case .answer(let answer) = decision {
+            response = answer
+        } else {
+            do {
+                response = try await next(request, context)
+            } catch {
+                response = ErrorMiddleware.answer(to: error, context: context)
+            }
+            cors.complete(&response, decision)
+        }
+        observing.record(request, context, status: response.status.code, environment: environment, since: start)
+        return response
+    }
+}
