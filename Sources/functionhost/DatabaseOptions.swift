@@ -19,11 +19,21 @@ struct DatabaseOptions: ParsableArguments {
         help: "A PostgreSQL URL of staging's own database (default: staging shares production's data).")
     var stagingDatabase: String?
 
+    @Flag(
+        name: .customLong("livequery-across-hosts"),
+        help: """
+            With --database: LiveQuery subscribers hear writes made on every host sharing it, through \
+            a change table in the database (each write of an app class then costs one more short \
+            transaction). Without it, a host's subscribers hear the writes made through that host.
+            """)
+    var liveQueryAcrossHosts = false
+
     /// Applies the options (and `DATABASE_URL`) to a configuration.
     func apply(to configuration: inout HostConfiguration, environment: [String: String]) throws {
         if let url = database ?? environment["DATABASE_URL"].flatMap({ $0.isEmpty ? nil : $0 }) {
             configuration.database = try Self.location(url, option: "--database")
         }
+        configuration.liveQueryAcrossHosts = liveQueryAcrossHosts
         if let stagingDatabase {
             configuration.stagingDatabase = try Self.location(stagingDatabase, option: "--staging-database")
         }

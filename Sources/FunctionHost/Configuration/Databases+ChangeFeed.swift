@@ -5,8 +5,8 @@ import Logging
 extension Databases {
     /// The change feed of a host whose production data is on PostgreSQL: the database's change
     /// table, which every host sharing it writes and follows, so a write on any host reaches
-    /// LiveQuery's subscribers on all of them. Nil on SQLite: the host is alone with its data
-    /// and its feed stays in process.
+    /// LiveQuery's subscribers on all of them, when `liveQueryAcrossHosts` asks for it. Nil
+    /// otherwise, and on SQLite: the host's feed stays in process.
     ///
     /// Staging's writes go through the same table (each change says its environment), whether
     /// staging shares production's database or has its own: a change is checked against the
@@ -14,7 +14,9 @@ extension Databases {
     static func changeFeed(
         for configuration: HostConfiguration, engines: StorageEngines, logger: Logger
     ) async throws -> PostgresChangeFeed? {
-        guard configuration.changeFeed == nil, let location = configuration.database else { return nil }
+        guard configuration.liveQueryAcrossHosts, configuration.changeFeed == nil, let location = configuration.database else {
+            return nil
+        }
         var settings = PostgresChangeFeedSettings()
         settings.statementBudget = configuration.statementBudget.time
         return try await PostgresChangeFeed.open(
