@@ -33,7 +33,8 @@ extension DataService {
         let fields = try await storage(for: caller).fieldTypes(of: query.className)
         return StandingView(
             access: access, predicate: authorized.predicate, restriction: restriction.predicate,
-            evaluator: QueryEvaluator(fields: fields), include: query.include, answerLimits: answerLimits)
+            evaluator: QueryEvaluator(fields: fields), include: query.include, answerLimits: answerLimits,
+            regexDeadline: .now + StandingView.regexBudget)
     }
 
     /// Refuses a condition that needs another class to be evaluated.
@@ -68,17 +69,25 @@ package struct StandingView: Sendable {
     let include: [String]
     /// What one answer may carry.
     let answerLimits: AnswerLimits
+    /// When the view's `$regex` conditions must be done, all of them together: one subscription's
+    /// matching of one change gets `regexBudget`, not 50 ms per condition and array element, so
+    /// a query of hundreds of backtracking patterns can't hold every other subscriber's delivery.
+    let regexDeadline: ContinuousClock.Instant
+
+    /// How long all of one view's `$regex` conditions may take together; a pattern still
+    /// running past it counts as no match.
+    static let regexBudget: Duration = .milliseconds(10)
 
     /// Whether the object would be in the caller's results of the query: it matches the
     /// condition, and the caller may read it (its ACL, and for `_User` with `find` closed, only
     /// the caller's own row).
     package func matches(_ object: StoredObject) -> Bool {
-        predicate.map { evaluator.matches(object, $0) } ?? true
+        RegexCache.$queryDeadline.withValue(regexDeadline) { predicate.map { evaluator.matches(object, $0) } ?? true }
     }
 
     /// Whether the caller may read the object at all, whatever the query's condition.
     package func isVisible(_ object: StoredObject) -> Bool {
-        restriction.map { evaluator.matches(object, $0) } ?? true
+        RegexCache.$queryDeadline.withValue(regexDeadline) { restriction.map { evaluator.matches(object, $0) } ?? true }
     }
 
     /// The fields of the object the caller is shown (the rest are hidden from it).
