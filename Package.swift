@@ -181,6 +181,24 @@ let package = Package(
             path: "Benchmarks/BareServer",
             swiftSettings: swiftSettings
         ),
+        // LiveQuery's load: a thousand realtime clients hearing REST writes (`make bench`).
+        .executableTarget(
+            name: "LiveQueryLoad",
+            dependencies: [
+                "RealtimeProtocol",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            path: "Benchmarks/LiveQueryLoad",
+            swiftSettings: swiftSettings
+        ),
         // What the test targets share: the server run in process (or on a loopback socket where
         // one is the point), its client and answers, the test databases, fixtures and helpers.
         .target(

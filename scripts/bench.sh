@@ -24,6 +24,7 @@ else
     BIN=.build/release
     swift build -c release --product functionhost >/dev/null
     swift build -c release --product BareServer >/dev/null
+    swift build -c release --product LiveQueryLoad >/dev/null
 fi
 
 # The host runs at its default log level (info: one line per request), as it is deployed: the
@@ -34,7 +35,7 @@ serve() {
     # exec: the background job is the server itself, so the exit trap's kill reaches it.
     exec env -u LOG_LEVEL LEANCLOUD_APP_ID=benchapp LEANCLOUD_APP_KEY=benchkey LEANCLOUD_APP_MASTER_KEY=benchmaster \
         LEANCLOUD_APP_HOOK_KEY=benchhook "$BIN/functionhost" serve --host 127.0.0.1 --port "$port" \
-        --functions ./functions "$@"
+        --functions ./functions --connections-per-address 4096 "$@"
 }
 
 # A server left on a port (an interrupted run's) would answer in place of this run's.
@@ -173,6 +174,22 @@ if [ "$IMPORT_OBJECTS" -gt 0 ]; then
     echo
     echo "import (SQLite):"
     python3 scripts/bench/import.py "$BIN/functionhost" "$IMPORT_OBJECTS" "$WORK/import"
+fi
+
+# LiveQuery: LQ_SUBSCRIBERS realtime clients (a socket each, logged in and subscribed to one
+# query) hear LQ_WRITES creates made over REST one after another. Events/s is every event delivered
+# over the time from the first write sent to the last event heard; the delay is from a write's
+# send to an event's arrival, beside the create's own round trip (what delivery adds is the
+# difference). LQ_SUBSCRIBERS=0 leaves it out.
+LQ_SUBSCRIBERS=${LQ_SUBSCRIBERS:-1000}
+LQ_WRITES=${LQ_WRITES:-50}
+livequery_load() {
+    "$BIN/LiveQueryLoad" "$1" "$2" benchapp benchkey "$LQ_SUBSCRIBERS" "$LQ_WRITES" | sed 's/^/  /' || echo "  (LiveQuery load failed)"
+}
+if [ "$LQ_SUBSCRIBERS" -gt 0 ]; then
+    echo
+    echo "LiveQuery, one host (SQLite), $LQ_SUBSCRIBERS subscribers, $LQ_WRITES writes:"
+    livequery_load "http://127.0.0.1:$HOST_PORT" "http://127.0.0.1:$HOST_PORT"
 fi
 
 # PostgreSQL: the same work on the scale-out engine, and two hosts against one (SKIP_POSTGRES=1

@@ -39,6 +39,21 @@ echo "two hosts on one PostgreSQL (the same $(nproc) cores) vs one:"
 both /1.1/classes/Bench scripts/bench/create.lua; TWO_CREATE=$BOTH
 both "/1.1/classes/Big?$Q_SMALL" scripts/bench/auth.lua; TWO_QUERY=$BOTH
 
+# LiveQuery across two hosts: two more hosts on the database, with --livequery-across-hosts (the
+# hosts above run without it, as PostgreSQL hosts do by default).
+if [ "$LQ_SUBSCRIBERS" -gt 0 ]; then
+    LQ_A=18185
+    LQ_B=18186
+    for port in $LQ_A $LQ_B; do
+        port_free $port
+        serve $port --data-dir "$WORK/pg-lq-$port" --database "$PG_URL?schema=bench_livequery" --livequery-across-hosts \
+            >"$WORK/pg-lq-$port.log" 2>&1 &
+        wait_for "http://127.0.0.1:$port/__engine/1/ping"
+    done
+    echo "LiveQuery, two hosts on one PostgreSQL: $LQ_SUBSCRIBERS subscribers on one, $LQ_WRITES writes on the other:"
+    livequery_load "http://127.0.0.1:$LQ_B" "http://127.0.0.1:$LQ_A"
+fi
+
 echo
 echo "PostgreSQL ratios (same run):"
 awk -v sc="$S_CREATE" -v pc="$P_CREATE" -v sq="$S_QUERY" -v pq="$P_QUERY" -v sh="$S_HELLO" -v ph="$P_HELLO" \
