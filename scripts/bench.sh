@@ -184,7 +184,9 @@ fi
 LQ_SUBSCRIBERS=${LQ_SUBSCRIBERS:-1000}
 LQ_WRITES=${LQ_WRITES:-50}
 livequery_load() {
-    "$BIN/LiveQueryLoad" "$1" "$2" benchapp benchkey "$LQ_SUBSCRIBERS" "$LQ_WRITES" | sed 's/^/  /' || echo "  (LiveQuery load failed)"
+    # Back to back: events/s. Then 20 writes 200 ms apart: the delay on a host that isn't behind.
+    "$BIN/LiveQueryLoad" "$1" "$2" benchapp benchkey "$LQ_SUBSCRIBERS" "$LQ_WRITES" 0 | sed 's/^/  /' || echo "  (LiveQuery load failed)"
+    "$BIN/LiveQueryLoad" "$1" "$2" benchapp benchkey "$LQ_SUBSCRIBERS" 20 200 | sed 's/^/  /' || echo "  (LiveQuery load failed)"
 }
 if [ "$LQ_SUBSCRIBERS" -gt 0 ]; then
     echo

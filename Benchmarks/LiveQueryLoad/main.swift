@@ -1,7 +1,9 @@
 // LiveQuery's load: SUBSCRIBERS realtime clients, each logged in on its own socket and subscribed
 // to one query, hear WRITES creates made over REST (on another host when WRITE_URL names one).
 // Prints events delivered per second and the time from a write's send to each event's arrival.
-//   LiveQueryLoad SUBSCRIBE_URL WRITE_URL APP_ID APP_KEY [SUBSCRIBERS] [WRITES]
+//   LiveQueryLoad SUBSCRIBE_URL WRITE_URL APP_ID APP_KEY [SUBSCRIBERS] [WRITES] [PAUSE_MS]
+// PAUSE_MS between writes (0: back to back, for throughput; a pause long enough for every event
+// to arrive first measures the delay of one write's events on an idle host).
 import AsyncHTTPClient
 import Foundation
 import HTTPTypes
@@ -17,7 +19,7 @@ import Synchronization
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 5 else {
-    print("usage: LiveQueryLoad SUBSCRIBE_URL WRITE_URL APP_ID APP_KEY [SUBSCRIBERS] [WRITES]")
+    print("usage: LiveQueryLoad SUBSCRIBE_URL WRITE_URL APP_ID APP_KEY [SUBSCRIBERS] [WRITES] [PAUSE_MS]")
     exit(2)
 }
 let subscribeURL = arguments[1]
@@ -26,6 +28,7 @@ let appID = arguments[3]
 let appKey = arguments[4]
 let subscriberCount = arguments.count > 5 ? Int(arguments[5]) ?? 1000 : 1000
 let writeCount = arguments.count > 6 ? Int(arguments[6]) ?? 100 : 100
+let pause = arguments.count > 7 ? Int(arguments[7]) ?? 0 : 0
 let className = "LiveLoad\(UInt32.random(in: 0...UInt32.max))"
 let logger = Logger(label: "livequery-load")
 let clock = ContinuousClock()
@@ -145,6 +148,7 @@ try await withThrowingTaskGroup(of: Void.self) { group in
         let sentAt = elapsed()
         _ = try await call(writeURL, .POST, "/1.1/classes/\(className)", ["sentAt": sentAt])
         roundTrips.append(elapsed() - sentAt)
+        if pause > 0 { try await Task.sleep(for: .milliseconds(pause)) }
     }
     while tally.heardCount < expected {
         guard clock.now - start < .seconds(300) else { break }
@@ -157,7 +161,7 @@ try await withThrowingTaskGroup(of: Void.self) { group in
     let seconds = Double(last - firstWrite) / 1e9
     roundTrips.sort()
     print(
-        "livequery: subscribers=\(subscriberCount) writes=\(writeCount) events=\(delays.count)/\(expected) "
+        "livequery: subscribers=\(subscriberCount) writes=\(writeCount) pause_ms=\(pause) events=\(delays.count)/\(expected) "
             + String(format: "events/s=%.0f", Double(delays.count) / seconds)
             + " p50_ms=\(ms(percentile(delays, 0.5))) p99_ms=\(ms(percentile(delays, 0.99)))"
             + " create_p50_ms=\(ms(percentile(roundTrips, 0.5)))")
