@@ -68,6 +68,8 @@ public struct DataAPIError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let requestTimeout = Code(rawValue: 124)
         /// 305: a conditional update or delete matched nothing.
         public static let conditionNotMatched = Code(rawValue: 305)
+        /// 429: one client holds or asks for more than its share (as the rate limit answers).
+        public static let tooManyRequests = Code(rawValue: 429)
 
         // The host's own failures, numbered past LeanCloud's codes: their messages are for the
         // operator and the log, never for a client (the server answers them as a plain 500).

@@ -54,9 +54,10 @@ public final class LiveQueryHub: LiveQueryConnections {
     ///
     /// - Throws: 1 for a malformed id or too many subscriptions of one id; 102, 103, 119, 403
     ///   as a `find` of the query by `caller` would be refused (and 102 for inner queries);
-    ///   511 when the host holds as many subscriptions as it may; what a `beforeSubscribe`
-    ///   hook threw.
-    public func subscribe(id: String?, query json: JSONValue?, caller: Caller) async throws -> LiveQuerySubscription {
+    ///   429 past `subscriptionsPerAddress` of `client` (the request's address) or
+    ///   `subscriptionsPerUser` of the caller's user (the master key is bound by neither); 511
+    ///   when the host holds as many subscriptions as it may; what a `beforeSubscribe` hook threw.
+    public func subscribe(id: String?, query json: JSONValue?, caller: Caller, client: String? = nil) async throws -> LiveQuerySubscription {
         let id = id ?? "livequery-" + UUID().uuidString
         guard isValidSubscriptionID(id) else {
             throw DataAPIError(.badParameters, "id must be 1 to \(limits.maxIDLength) letters, digits and - _ . :")
@@ -71,8 +72,23 @@ public final class LiveQueryHub: LiveQueryConnections {
         }
         try await data.checkStandingQuery(query, caller: caller)
         let queryID = QueryID.make(subscriptionID: id, query: query)
-        try table.add(Subscription(id: id, queryID: queryID, query: query, caller: caller))
+        try table.add(Subscription(id: id, queryID: queryID, query: query, caller: caller, owners: Self.owners(caller, client: client)))
         return LiveQuerySubscription(id: id, queryID: queryID)
+    }
+
+    /// Who a subscription counts against: its client address (an IPv6 client is its /64, as
+    /// the other per-client limits key it) and its user; nobody for the master key.
+    static func owners(_ caller: Caller, client: String?) -> [String] {
+        guard !caller.isMaster else { return [] }
+        var owners: [String] = []
+        if let client { owners.append("address:" + SendLimits.client(ofAddress: client)) }
+        if let userId = caller.userId { owners.append(SubscriptionTable.userPrefix + userId) }
+        return owners
+    }
+
+    /// How many subscriptions count against a client address now (the master key's do not).
+    public func subscriptionCount(ofAddress client: String) -> Int {
+        table.count(of: "address:" + SendLimits.client(ofAddress: client))
     }
 
     /// Ends a subscription; whether it existed.

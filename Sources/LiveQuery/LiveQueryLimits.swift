@@ -7,6 +7,14 @@ public struct LiveQueryLimits: Sendable, Hashable {
     /// Subscriptions the host holds in all, and subscription ids it knows; past it a new one
     /// is refused (code 511, 503).
     public var subscriptions = 100_000
+    /// Subscriptions one client address holds across all its subscription ids (an IPv6 client
+    /// is its /64); one more is refused (429). Without it, one client could take all of
+    /// `subscriptions` by changing id every `subscriptionsPerID`. A thousand is fifteen devices
+    /// at `subscriptionsPerID` each behind one NAT, or hundreds subscribing a few queries.
+    public var subscriptionsPerAddress = 1_000
+    /// Subscriptions acting as one signed-in user, across ids and addresses; one more is
+    /// refused (429). The master key's are bound by neither this nor the address's.
+    public var subscriptionsPerUser = 1_000
     /// Connections logged in with one subscription id at once (a device reconnecting while its
     /// old socket is still closing takes two); past it the login is refused.
     public var connectionsPerID = 4

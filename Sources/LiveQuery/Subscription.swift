@@ -13,6 +13,8 @@ struct Subscription: Sendable {
     let query: ObjectQuery
     /// Who the subscription acts as.
     var caller: Caller
+    /// Who it counts against (`address:<client>`, `user:<objectId>`); none for the master key.
+    var owners: [String] = []
 }
 
 /// What a subscribe request is answered: `{"id", "query_id"}`.

@@ -22,6 +22,8 @@ final class SubscriptionTable: Sendable {
         /// Subscriptions by class, for `watches`.
         var classCounts: [String: Int] = [:]
         var connectionCount = 0
+        /// Subscriptions by owner (`Subscription.owners`); an owner with none is absent.
+        var ownerCounts: [String: Int] = [:]
         var lastSweep = Date.distantPast
     }
 
@@ -43,30 +45,47 @@ final class SubscriptionTable: Sendable {
     /// Adds or replaces (same query id: a re-subscribe, perhaps by another user of the device)
     /// a subscription.
     ///
-    /// - Throws: 1 past the subscriptions of one id, 511 past the host's.
+    /// - Throws: 1 past the subscriptions of one id, 429 past those of one of its owners (a
+    ///   client address, a user), 511 past the host's; then nothing is stored.
     func add(_ subscription: Subscription) throws(DataAPIError) {
         let moment = now()
         try state.withLock { (state) throws(DataAPIError) in
             sweep(&state, at: moment)
             var client = state.clients[subscription.id] ?? Client(idleSince: moment)
-            let replacing = client.subscriptions[subscription.queryID] != nil
-            if !replacing {
+            let replaced = client.subscriptions[subscription.queryID]
+            if replaced == nil {
                 guard client.subscriptions.count < limits.subscriptionsPerID else {
                     throw DataAPIError(
                         .badParameters, "A subscription id holds at most \(limits.subscriptionsPerID) LiveQuery subscriptions.")
                 }
+            }
+            // An owner the replaced subscription counted against keeps its count.
+            for owner in subscription.owners where replaced?.owners.contains(owner) != true {
+                let limit = owner.hasPrefix(Self.userPrefix) ? limits.subscriptionsPerUser : limits.subscriptionsPerAddress
+                guard state.ownerCounts[owner, default: 0] < limit else {
+                    let who = owner.hasPrefix(Self.userPrefix) ? "user" : "address"
+                    throw DataAPIError(.tooManyRequests, "This \(who) holds as many LiveQuery subscriptions as it may (\(limit)).")
+                }
+            }
+            if let replaced {
+                Self.count(replaced.owners, by: -1, in: &state)
+            } else {
                 guard state.subscriptionCount < limits.subscriptions, state.clients[subscription.id] != nil || state.clients.count < limits.subscriptions else {
                     throw DataAPIError(.temporarilyUnavailable, "This server holds as many LiveQuery subscriptions as it may.")
                 }
                 state.subscriptionCount += 1
                 state.classCounts[subscription.query.className, default: 0] += 1
             }
+            Self.count(subscription.owners, by: 1, in: &state)
             client.subscriptions[subscription.queryID] = subscription
             // Subscribing is activity: an id with no connection lives `idleLifetime` from now.
             if client.sinks.isEmpty { client.idleSince = moment }
             state.clients[subscription.id] = client
         }
     }
+
+    /// The prefix of a user's owner key (`Subscription.owners`).
+    static let userPrefix = "user:"
 
     /// Removes a subscription; whether it was there.
     func remove(id: String, queryID: String) -> Bool {
@@ -188,10 +207,24 @@ final class SubscriptionTable: Sendable {
     private static func forget(_ removed: [Subscription], in state: inout State) {
         state.subscriptionCount -= removed.count
         for subscription in removed {
+            count(subscription.owners, by: -1, in: &state)
             let className = subscription.query.className
             let left = (state.classCounts[className] ?? 1) - 1
             state.classCounts[className] = left > 0 ? left : nil
         }
+    }
+
+    /// Counts subscriptions in (1) or out (-1) of their owners' counts.
+    private static func count(_ owners: [String], by change: Int, in state: inout State) {
+        for owner in owners {
+            let left = state.ownerCounts[owner, default: 0] + change
+            state.ownerCounts[owner] = left > 0 ? left : nil
+        }
+    }
+
+    /// How many subscriptions count against `owner` (`Subscription.owners`).
+    func count(of owner: String) -> Int {
+        state.withLock { $0.ownerCounts[owner] ?? 0 }
     }
 
     private static func seconds(_ duration: Duration) -> TimeInterval {

@@ -75,7 +75,7 @@ public struct HostError: Error, Sendable {
         switch code {
         case .objectNotFound: return .notFound
         case .operationForbidden, .forbiddenByClassPermissions: return .forbidden
-        case .codeRequestedTooOften: return .tooManyRequests
+        case .codeRequestedTooOften, .tooManyRequests: return .tooManyRequests
         case .messageNotSent: return .badGateway
         case .storageFailure: return .internalServerError
         case .temporarilyUnavailable: return .serviceUnavailable

@@ -24,7 +24,7 @@ struct LiveQueryRoutes: Sendable {
             case .string(let text)?: id = text
             default: throw DataAPIError(.badParameters, "id must be a string.")
             }
-            return JSONResponse(try await hub.subscribe(id: id, query: body["query"], caller: caller).json)
+            return JSONResponse(try await hub.subscribe(id: id, query: body["query"], caller: caller, client: context.clientAddress).json)
         }
         group.post("LiveQuery/unsubscribe") { request, context in
             var request = request
