@@ -11,6 +11,8 @@ enum RealtimeInbound: Sendable {
     case command(GenericCommand)
     /// The JSON dialect's keep-alive, the text `{}`: answered with `{}`.
     case heartbeat
+    /// An ack, known by its first field and not read further: its ids are ignored.
+    case ack
 }
 
 /// A frame that is no command of the connection's dialect: the wrong frame type, bad base64,
@@ -30,12 +32,12 @@ struct RealtimeCodec: Sendable {
     func decode(_ message: WebSocketMessage) throws(MalformedFrame) -> RealtimeInbound {
         switch (dialect, message) {
         case (.protobuf, .binary(let buffer)):
-            return .command(try Self.command(Array(buffer.readableBytesView)))
+            return try Self.inbound(Array(buffer.readableBytesView))
         case (.protobufBase64, .text(let text)):
             guard let bytes = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
                 throw MalformedFrame(reason: "not base64")
             }
-            return .command(try Self.command(Array(bytes)))
+            return try Self.inbound(Array(bytes))
         case (.json, .text(let text)):
             return try RealtimeJSON.decode(text)
         case (.protobuf, .text):
@@ -59,6 +61,15 @@ struct RealtimeCodec: Sendable {
 
     /// The answer to the JSON dialect's keep-alive.
     static let heartbeat = WebSocketOutboundWriter.OutboundFrame.text("{}")
+
+    /// `cmd` (field 1, a varint) set to ack, first as every SDK writes it: the rest of an ack
+    /// (its ids, up to the frame limit) isn't parsed.
+    private static let ackPrefix: [UInt8] = [0x08, UInt8(CommandType.ack.rawValue)]
+
+    private static func inbound(_ bytes: [UInt8]) throws(MalformedFrame) -> RealtimeInbound {
+        if bytes.starts(with: ackPrefix) { return .ack }
+        return .command(try command(bytes))
+    }
 
     private static func command(_ bytes: [UInt8]) throws(MalformedFrame) -> GenericCommand {
         do {

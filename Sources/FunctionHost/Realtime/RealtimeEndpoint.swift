@@ -60,6 +60,9 @@ struct RealtimeEndpoint: Sendable {
             // A client that doesn't read gets its close frame late or never: the socket is cut.
             channel.eventLoop.scheduleTask(in: .init(grace)) { channel.close(promise: nil) }
         }
+        RealtimeControlFrames.install(on: channel, perSecond: limits.pingsPerSecond, burst: limits.pingBurst) {
+            outbox.close(.tooFast)
+        }
         channel.pipeline.fireUserInboundEventTriggered(ConnectionGate.Upgraded(idleTimeout: idleTimeout) { outbox.close(.idle) })
         let codec = RealtimeCodec(dialect: dialect)
         var session = RealtimeSession(appID: appID, connections: connections, outbox: outbox, limits: limits, metrics: metrics)
@@ -106,6 +109,8 @@ struct RealtimeEndpoint: Sendable {
                     outbox.delivered(events: events.count, bytes: bytes)
                     // Once closing, queued pushes are skipped: the close goes out next.
                     guard outbox.closing == nil else { continue }
+                    // Counted before it goes out: the client may ack it as soon as it has it.
+                    outbox.wrotePush()
                     try await outbound.write(codec.encode(dataCommand(events, installationID: installationID, appID: appID)))
                     metrics.recordRealtimeCommand(direction: "out", command: "data")
                 case .close(let close):

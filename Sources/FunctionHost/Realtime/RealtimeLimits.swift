@@ -5,11 +5,20 @@ public struct RealtimeLimits: Sendable, Hashable {
     /// refuse to send commands over 5 KB). Past it the connection is closed with 1009.
     public var maxMessageSize: Int
     /// The commands a second a connection may keep sending (10 by default), with bursts of up to
-    /// `commandBurst` (30); acks don't count (the JS SDK acks every push, and the server does
-    /// nothing with them). Past it the connection is closed with 4116.
+    /// `commandBurst` (30); acks don't count (the JS SDK acks every push: they have their own
+    /// bound, `ackBurst`). Past it the connection is closed with 4116.
     public var commandsPerSecond: Double
     /// The burst `commandsPerSecond` allows.
     public var commandBurst: Double
+    /// The acks a connection may send beyond one per push it was sent (50 by default): the JS SDK
+    /// acks every push, nothing else needs to. Past it the connection is closed with 4116.
+    public var ackBurst: Int
+    /// The WebSocket ping (and pong) frames a second a connection may keep sending (1 by
+    /// default), with bursts of up to `pingBurst` (10): the SDKs ping every 180 s. Past it the
+    /// connection is closed with 4116.
+    public var pingsPerSecond: Double
+    /// The burst `pingsPerSecond` allows.
+    public var pingBurst: Double
     /// The most events (and replies) queued for one connection that the client hasn't read yet
     /// (1 000 by default), and `maxQueuedBytes` (4 MiB) of the events' JSON: past either the
     /// connection is a slow consumer, closed with 4120, and its queue is dropped.
@@ -31,12 +40,16 @@ public struct RealtimeLimits: Sendable, Hashable {
     /// The limits; every one has a default.
     public init(
         maxMessageSize: Int = 16 * 1024, commandsPerSecond: Double = 10, commandBurst: Double = 30,
+        ackBurst: Int = 50, pingsPerSecond: Double = 1, pingBurst: Double = 10,
         maxQueuedEvents: Int = 1000, maxQueuedBytes: Int = 4 * 1024 * 1024, maxLoginsPerConnection: Int = 4,
         minimumIdleTimeout: Duration = .seconds(240), closeGrace: Duration = .seconds(10)
     ) {
         self.maxMessageSize = maxMessageSize
         self.commandsPerSecond = commandsPerSecond
         self.commandBurst = commandBurst
+        self.ackBurst = ackBurst
+        self.pingsPerSecond = pingsPerSecond
+        self.pingBurst = pingBurst
         self.maxQueuedEvents = maxQueuedEvents
         self.maxQueuedBytes = maxQueuedBytes
         self.maxLoginsPerConnection = maxLoginsPerConnection

@@ -23,6 +23,7 @@ final class RealtimeOutbox: Sendable {
         var queuedEvents = 0
         var queuedBytes = 0
         var closing: RealtimeClose?
+        var pushesWritten = 0
     }
 
     private let state = Mutex(State())
@@ -80,6 +81,14 @@ final class RealtimeOutbox: Sendable {
         case nil:
             return false
         }
+    }
+
+    /// The pushes (data commands) written so far: what a client may ack.
+    var pushesWritten: Int { state.withLock { $0.pushesWritten } }
+
+    /// The writer wrote a push.
+    func wrotePush() {
+        state.withLock { $0.pushesWritten += 1 }
     }
 
     /// The writer took a push (or a reply: one event, no bytes) off the queue.

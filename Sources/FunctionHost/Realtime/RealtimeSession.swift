@@ -17,8 +17,9 @@ struct RealtimeSession {
     let metrics: HostMetrics
     /// The logins of this connection, by subscription id.
     private(set) var logins: [String: RealtimeLogin] = [:]
-    private var tokens: Double
-    private var refilled = ContinuousClock.now
+    private var commands: RealtimeRate
+    /// The acks taken: at most one per push written plus `RealtimeLimits.ackBurst`.
+    private var acks = 0
 
     init(appID: String, connections: any LiveQueryConnections, outbox: RealtimeOutbox, limits: RealtimeLimits, metrics: HostMetrics) {
         self.appID = appID
@@ -26,22 +27,26 @@ struct RealtimeSession {
         self.outbox = outbox
         self.limits = limits
         self.metrics = metrics
-        tokens = limits.commandBurst
+        commands = RealtimeRate(rate: limits.commandsPerSecond, burst: limits.commandBurst)
     }
 
     /// Answers one frame (through the outbox); false when the connection is to close.
     mutating func handle(_ inbound: RealtimeInbound) async -> Bool {
-        guard case .command(let command) = inbound else {
+        let command: GenericCommand
+        switch inbound {
+        case .heartbeat:
             metrics.recordRealtimeCommand(direction: "in", command: "heartbeat")
             guard spend() else { return false }
             outbox.reply(.heartbeat)
             metrics.recordRealtimeCommand(direction: "out", command: "heartbeat")
             return true
+        case .ack:
+            return ack()
+        case .command(let read):
+            command = read
         }
-        let name = command.hasCmd ? command.cmd.name : "unknown"
-        metrics.recordRealtimeCommand(direction: "in", command: name)
-        // Acks cost nothing and come one per push: they aren't held to the command rate.
-        if command.hasCmd, command.cmd == .ack { return true }
+        if command.hasCmd, command.cmd == .ack { return ack() }
+        metrics.recordRealtimeCommand(direction: "in", command: command.hasCmd ? command.cmd.name : "unknown")
         guard spend() else { return false }
         switch command.hasCmd ? command.cmd : nil {
         case .login?:
@@ -105,16 +110,23 @@ struct RealtimeSession {
 
     /// Takes one command from the rate's bucket; when empty, the connection closes (4116).
     private mutating func spend() -> Bool {
-        let now = ContinuousClock.now
-        let elapsed = now - refilled
-        refilled = now
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        tokens = min(limits.commandBurst, tokens + seconds * limits.commandsPerSecond)
-        guard tokens >= 1 else {
+        guard commands.take() else {
             outbox.close(.tooFast)
             return false
         }
-        tokens -= 1
+        return true
+    }
+
+    /// Takes an ack: the JS SDK acks every push, so acks aren't held to the command rate but to
+    /// the pushes written (plus a burst); past that the connection closes (4116). Their ids are
+    /// ignored: the server offers no redelivery.
+    private mutating func ack() -> Bool {
+        metrics.recordRealtimeCommand(direction: "in", command: "ack")
+        acks += 1
+        guard acks <= outbox.pushesWritten + limits.ackBurst else {
+            outbox.close(.tooFast)
+            return false
+        }
         return true
     }
 
