@@ -4,7 +4,7 @@ import Hummingbird
 /// every response allows the caller's origin, so browser SDKs work from any page; with a list of
 /// web origins, only the listed ones (a page elsewhere gets a 403 preflight and no grant, so its
 /// browser sends nothing and reads nothing; `AuthMiddleware` refuses what is sent anyway).
-struct LeanCloudCORSMiddleware: RouterMiddleware {
+struct LeanCloudCORSMiddleware {
     typealias Context = HostRequestContext
 
     /// The origins granted.
@@ -19,16 +19,6 @@ struct LeanCloudCORSMiddleware: RouterMiddleware {
         "X-LC-Session", "X-LC-Sign", "X-LC-UA", "X-Parse-Application-Id", "X-Parse-REST-API-Key",
         "X-Parse-Master-Key", "X-Parse-Session-Token",
     ] + DialectHeaders.corsNames).joined(separator: ", ")
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        let decision = decide(request)
-        if case .answer(let response) = decision { return response }
-        var response = try await next(request, context)
-        complete(&response, decision)
-        return response
-    }
 
     /// What CORS makes of a request before its route: its whole answer (a preflight), or what
     /// the route's answer gets.

@@ -5,7 +5,7 @@ import Hummingbird
 /// record once its answer is ready), CORS (`LeanCloudCORSMiddleware`: preflights answered here,
 /// grants added), and every error of the routes inside mapped to its answer (`ErrorMiddleware`).
 ///
-/// The same steps in the same order as the four middlewares stacked, but one async call and one
+/// The same steps in the same order as when they were four stacked middlewares, but one async call and one
 /// context copy instead of four: each layer's cost showed in a Swift function's profile.
 struct EdgeMiddleware: RouterMiddleware {
     typealias Context = HostRequestContext

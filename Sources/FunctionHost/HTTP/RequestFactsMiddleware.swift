@@ -4,18 +4,10 @@ import Hummingbird
 /// Reads what every later step asks about a request once, first, into its context: the client's
 /// address (before the rate limit keys on it), the environment `X-LC-Prod` picks (for the log,
 /// the metrics and authentication alike) and the largest body its route reads.
-struct RequestFactsMiddleware: RouterMiddleware {
+struct RequestFactsMiddleware {
     typealias Context = HostRequestContext
     let proxies: TrustedProxies
     let bodyLimits: BodyLimits
-
-    func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-    ) async throws -> Response {
-        var context = context
-        read(request, into: &context)
-        return try await next(request, context)
-    }
 
     /// Sets the facts of `request` in `context` (`EdgeMiddleware` does, in its own frame).
     func read(_ request: Request, into context: inout Context) {
