@@ -88,6 +88,18 @@ final class CountingStorage: StorageEngine {
         try await base.declareClass(className, fieldTypes: fieldTypes)
     }
 
+    func searchSettings() async throws -> [SearchSettings] {
+        try await base.searchSettings()
+    }
+
+    func setSearch(_ className: String, to settings: SearchSettings?) async throws {
+        try await base.setSearch(className, to: settings)
+    }
+
+    func search(_ plan: SearchPlan) async throws -> SearchMatches {
+        try await base.search(plan)
+    }
+
     /// Runs `body` with a counting engine over SQLite, or over a schema of its own on the
     /// PostgreSQL server the tests are given (`FUNCTIONHOST_TEST_DATABASE_URL`).
     static func withEngine(_ body: (CountingStorage) async throws -> Void) async throws {

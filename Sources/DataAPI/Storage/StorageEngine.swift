@@ -75,6 +75,22 @@ package protocol StorageEngine: Sendable {
     ///
     /// - Throws: 111 when a field already holds another type; nothing is written then.
     func declareClass(_ className: String, fieldTypes: [String: FieldType]) async throws -> Bool
+
+    /// The classes search is on for, and their indexed fields, sorted by class.
+    func searchSettings() async throws -> [SearchSettings]
+
+    /// Turns search on for a class, changes its indexed fields, or turns it off (nil). The index
+    /// is built from the class's rows in the same transaction that records the settings, and
+    /// from then on every write of the class (each path: create, update, delete, the multi-object
+    /// delete, an import) keeps it current inside its own transaction, so it never disagrees
+    /// with the data, even after a kill -9.
+    func setSearch(_ className: String, to settings: SearchSettings?) async throws
+
+    /// The ids of the objects matching a search plan, in its order (at most `plan.window`), and
+    /// how many match in all. Objects `plan.restriction` excludes are neither.
+    ///
+    /// - Throws: 101 when search isn't on for the class.
+    func search(_ plan: SearchPlan) async throws -> SearchMatches
 }
 
 /// What a write checks on the row it read inside its transaction before changing it (the

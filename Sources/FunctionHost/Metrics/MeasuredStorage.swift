@@ -93,4 +93,16 @@ final class MeasuredStorage: StorageEngine {
     func declareClass(_ className: String, fieldTypes: [String: FieldType]) async throws -> Bool {
         try await measure("declare") { try await base.declareClass(className, fieldTypes: fieldTypes) }
     }
+
+    func searchSettings() async throws -> [SearchSettings] {
+        try await base.searchSettings()
+    }
+
+    func setSearch(_ className: String, to settings: SearchSettings?) async throws {
+        try await measure("search_index") { try await base.setSearch(className, to: settings) }
+    }
+
+    func search(_ plan: SearchPlan) async throws -> SearchMatches {
+        try await measure("search") { try await base.search(plan) }
+    }
 }
