@@ -27,10 +27,11 @@ package struct SearchPlan: Sendable, Hashable {
 
 /// How search results are ordered.
 package enum SearchOrder: Sendable, Hashable {
-    /// Best match first (the default, and `order=-score`), then objectId.
+    /// Best match first (the default, and `order=-_score`), then objectId.
     case relevance
-    /// By these keys, most significant first, then objectId. A key named `score` (`-score`)
-    /// is the relevance; any other is a field of the object, as in a `find`'s `order`.
+    /// By these keys, most significant first, then objectId. A key named `_score` is the
+    /// relevance (Elasticsearch's name); any other, `score` included, is a field of the object,
+    /// as in a `find`'s `order` (the JS SDK's own test sorts GameScore by its `score` field).
     case keys([SortKey])
 }
 
