@@ -9,9 +9,14 @@ import Synchronization
 /// see (`LiveEventMaker`) and handing them to that subscriber's connections.
 ///
 /// Subscriptions live in memory, by subscription id, and outlive a connection by
-/// `LiveQueryLimits.idleLifetime`: a device that reconnects within it finds them; one that
-/// comes back later subscribes again (every SDK does after a reconnect) and gets the same
-/// query ids. Events for an id with no connection are not kept.
+/// `LiveQueryLimits.idleLifetime` (`unclaimedLifetime` for an id no connection ever logged in
+/// with): a device that reconnects within it finds them; one that comes back later subscribes
+/// again (every SDK does after a reconnect) and gets the same query ids. Events for an id with
+/// no connection are not kept.
+///
+/// The id alone is not enough to receive: a subscription's events go to the connections logged
+/// in with its id from the client address that made it (`LiveQuerySink.client`), and it ends
+/// with the session it was made with (the user's token changes, the user is deleted).
 public final class LiveQueryHub: LiveQueryConnections {
     /// The bounds in force.
     public let limits: LiveQueryLimits
@@ -56,9 +61,11 @@ public final class LiveQueryHub: LiveQueryConnections {
     ///
     /// - Throws: 1 for a malformed id or too many subscriptions of one id; 102, 103, 119, 403
     ///   as a `find` of the query by `caller` would be refused (and 102 for inner queries);
+    ///   119 for the same query of the id subscribed by someone else from another address;
     ///   429 past `subscriptionsPerAddress` of `client` (the request's address) or
     ///   `subscriptionsPerUser` of the caller's user (the master key is bound by neither); 511
-    ///   when the host holds as many subscriptions as it may; what a `beforeSubscribe` hook threw.
+    ///   when the host holds as many subscriptions as it may, or the app key (no user) as many
+    ///   as `subscriptionsWithoutUser`; what a `beforeSubscribe` hook threw.
     public func subscribe(id: String?, query json: JSONValue?, caller: Caller, client: String? = nil) async throws -> LiveQuerySubscription {
         let id = id ?? "livequery-" + UUID().uuidString
         guard isValidSubscriptionID(id) else {
