@@ -71,7 +71,7 @@ public enum FunctionHostServer {
         let realtime = configuration.realtimeLimits
         let endpoint = RealtimeEndpoint(
             appID: configuration.keys.appId, connections: connections, limits: realtime,
-            idleTimeout: realtime.idleTimeout(limits), metrics: metrics)
+            idleTimeout: realtime.idleTimeout(limits), metrics: metrics, proxies: configuration.trustedProxies)
         // The library's pings are off: the SDKs keep their connections alive themselves, and the
         // gate closes one that sent nothing for the idle time.
         let webSocket = WebSocketServerConfiguration(maxFrameSize: realtime.maxMessageSize, autoPing: .disabled, closeTimeout: realtime.closeGrace)

@@ -44,11 +44,14 @@ struct LiveEventMaker: Sendable {
     }
 
     /// The event's JSON: `{"op","query_id","object","updatedKeys"}`, the object as a find by
-    /// the subscriber would answer it (`keys`, `returnACL`), with its `className`.
+    /// the subscriber would answer it (`keys`, `returnACL`), with its `className`. Nil for an
+    /// `update` that changed nothing the subscriber sees but `updatedAt`: it would only say
+    /// that something hidden changed (a login's bookkeeping on `_User`, that is: who logged in
+    /// when).
     private func encode(
         _ operation: LiveEvent.Operation, _ object: StoredObject, change: CommittedChange, subscription: Subscription,
         view: StandingView
-    ) async throws -> LiveEvent {
+    ) async throws -> LiveEvent? {
         let query = subscription.query
         let answered = try await view.answer(object)
         var json = answered.restJSON(includeACL: query.returnACL)
@@ -64,6 +67,7 @@ struct LiveEventMaker: Sendable {
                 visible.formUnion(try await view.visibleKeys(of: StoredObject(className: change.className, rest: original)))
             }
             updatedKeys = change.updatedKeys.filter(visible.contains)
+            if operation == .update, updatedKeys.allSatisfy({ $0 == "updatedAt" }) { return nil }
             event["updatedKeys"] = .array(updatedKeys.map(JSONValue.string))
         }
         // The app's `afterLiveQueryEvent` sees the subscriber's object and may change it, or

@@ -9,9 +9,14 @@ import Synchronization
 /// see (`LiveEventMaker`) and handing them to that subscriber's connections.
 ///
 /// Subscriptions live in memory, by subscription id, and outlive a connection by
-/// `LiveQueryLimits.idleLifetime`: a device that reconnects within it finds them; one that
-/// comes back later subscribes again (every SDK does after a reconnect) and gets the same
-/// query ids. Events for an id with no connection are not kept.
+/// `LiveQueryLimits.idleLifetime` (`unclaimedLifetime` for an id no connection ever logged in
+/// with): a device that reconnects within it finds them; one that comes back later subscribes
+/// again (every SDK does after a reconnect) and gets the same query ids. Events for an id with
+/// no connection are not kept.
+///
+/// The id alone is not enough to receive: a subscription's events go to the connections logged
+/// in with its id from the client address that made it (`LiveQuerySink.client`), and it ends
+/// with the session it was made with (the user's token changes, the user is deleted).
 public final class LiveQueryHub: LiveQueryConnections {
     /// The bounds in force.
     public let limits: LiveQueryLimits
@@ -22,6 +27,8 @@ public final class LiveQueryHub: LiveQueryConnections {
     private let delivered = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
     private let slowConnections = Atomic<Int>(0)
+    /// The `$regex` evaluations the per-change budget (`StandingView.regexBudget`) cut short.
+    private let regexTally = RegexBudgetTally()
 
     /// How many subscriptions' events are worked out at once for one change.
     private static let concurrentViews = 16
@@ -54,9 +61,11 @@ public final class LiveQueryHub: LiveQueryConnections {
     ///
     /// - Throws: 1 for a malformed id or too many subscriptions of one id; 102, 103, 119, 403
     ///   as a `find` of the query by `caller` would be refused (and 102 for inner queries);
+    ///   119 for the same query of the id subscribed by someone else from another address;
     ///   429 past `subscriptionsPerAddress` of `client` (the request's address) or
     ///   `subscriptionsPerUser` of the caller's user (the master key is bound by neither); 511
-    ///   when the host holds as many subscriptions as it may; what a `beforeSubscribe` hook threw.
+    ///   when the host holds as many subscriptions as it may, or the app key (no user) as many
+    ///   as `subscriptionsWithoutUser`; what a `beforeSubscribe` hook threw.
     public func subscribe(id: String?, query json: JSONValue?, caller: Caller, client: String? = nil) async throws -> LiveQuerySubscription {
         let id = id ?? "livequery-" + UUID().uuidString
         guard isValidSubscriptionID(id) else {
@@ -72,17 +81,21 @@ public final class LiveQueryHub: LiveQueryConnections {
         }
         try await data.checkStandingQuery(query, caller: caller)
         let queryID = QueryID.make(subscriptionID: id, query: query)
-        try table.add(Subscription(id: id, queryID: queryID, query: query, caller: caller, owners: Self.owners(caller, client: client)))
+        try table.add(
+            Subscription(
+                id: id, queryID: queryID, query: query, caller: caller, owners: Self.owners(caller, client: client),
+                client: SubscriptionTable.clientKey(client)))
         return LiveQuerySubscription(id: id, queryID: queryID)
     }
 
     /// Who a subscription counts against: its client address (an IPv6 client is its /64, as
-    /// the other per-client limits key it) and its user; nobody for the master key.
+    /// the other per-client limits key it) and its user, or the app key's share when it has
+    /// none; nobody for the master key.
     static func owners(_ caller: Caller, client: String?) -> [String] {
         guard !caller.isMaster else { return [] }
         var owners: [String] = []
-        if let client { owners.append("address:" + SendLimits.client(ofAddress: client)) }
-        if let userId = caller.userId { owners.append(SubscriptionTable.userPrefix + userId) }
+        if let client = SubscriptionTable.clientKey(client) { owners.append("address:" + client) }
+        owners.append(caller.userId.map { SubscriptionTable.userPrefix + $0 } ?? SubscriptionTable.appOwner)
         return owners
     }
 
@@ -133,29 +146,44 @@ public final class LiveQueryHub: LiveQueryConnections {
         // A role changed: every subscriber's roles are walked again (this host's memos know of
         // its own role writes only; another host's arrive here).
         if change.className == "_Role" { table.renewCallers() }
-        if change.className == "_User", change.kind == .delete, let userId = change.object["objectId"]?.stringValue {
-            table.removeSubscriptions(ofUser: userId)
-        }
+        if change.className == "_User" { endSessions(change) }
         let targets = table.targets(className: change.className, environment: environmentsShareData ? nil : change.environment)
         guard !targets.isEmpty else { return }
         let events = await events(for: change, targets)
-        var byClient: [String: (events: [LiveEvent], sinks: [any LiveQuerySink])] = [:]
+        // One push per connection: each gets the events of the subscriptions it receives.
+        var bySink: [ObjectIdentifier: (sink: any LiveQuerySink, id: String, events: [LiveEvent])] = [:]
         for (index, event) in events.enumerated() {
             guard let event else { continue }
             let target = targets[index]
-            byClient[target.subscription.id, default: ([], target.sinks)].events.append(event)
-        }
-        for (id, batch) in byClient {
-            for sink in batch.sinks {
-                if sink.push(batch.events) {
-                    delivered.add(batch.events.count, ordering: .relaxed)
-                } else {
-                    // A slow consumer: the sink closes itself; it gets nothing more.
-                    dropped.add(batch.events.count, ordering: .relaxed)
-                    slowConnections.add(1, ordering: .relaxed)
-                    table.detach(sink, id: id)
-                }
+            for sink in target.sinks {
+                bySink[ObjectIdentifier(sink), default: (sink, target.subscription.id, [])].events.append(event)
             }
+        }
+        for batch in bySink.values {
+            if batch.sink.push(batch.events) {
+                delivered.add(batch.events.count, ordering: .relaxed)
+            } else {
+                // A slow consumer: the sink closes itself; it gets nothing more.
+                dropped.add(batch.events.count, ordering: .relaxed)
+                slowConnections.add(1, ordering: .relaxed)
+                table.detach(batch.sink, id: batch.id)
+            }
+        }
+    }
+
+    /// Ends the subscriptions whose session a `_User` write ended, before any event of it is
+    /// worked out: a deleted user's, and on a change of the user's `sessionToken` (a password
+    /// change or reset, `refreshSessionToken`, a dialect's logout) those made with the old one.
+    private func endSessions(_ change: CommittedChange) {
+        guard let userId = change.object["objectId"]?.stringValue else { return }
+        switch change.kind {
+        case .delete:
+            table.removeSubscriptions(ofUser: userId)
+        case .update where change.updatedKeys.contains("sessionToken"):
+            // A feed that left the token out ends every session of the user: the safe side.
+            table.removeSubscriptions(ofUser: userId, keeping: change.object["sessionToken"]?.stringValue)
+        default:
+            break
         }
     }
 
@@ -169,7 +197,9 @@ public final class LiveQueryHub: LiveQueryConnections {
                 guard next < targets.count else { return }
                 let index = next
                 next += 1
-                group.addTask { (index, await maker.event(for: change, targets[index].subscription)) }
+                group.addTask { [regexTally] in
+                    await RegexBudgetTally.$current.withValue(regexTally) { (index, await maker.event(for: change, targets[index].subscription)) }
+                }
             }
             for _ in 0..<Self.concurrentViews { start() }
             while let (index, event) = await group.next() {
@@ -188,7 +218,7 @@ public final class LiveQueryHub: LiveQueryConnections {
         return LiveQueryStatistics(
             subscriptions: counts.subscriptions, subscriptionIDs: counts.ids, connections: counts.connections,
             eventsDelivered: delivered.load(ordering: .relaxed), eventsDropped: dropped.load(ordering: .relaxed),
-            slowConnections: slowConnections.load(ordering: .relaxed))
+            slowConnections: slowConnections.load(ordering: .relaxed), regexEvaluationsCutShort: regexTally.cutShort)
     }
 }
 
@@ -206,4 +236,6 @@ public struct LiveQueryStatistics: Sendable, Hashable {
     public var eventsDropped: Int
     /// Connections detached for being too slow, since the start.
     public var slowConnections: Int
+    /// `$regex` evaluations the per-change budget cut short (counted as no match), since the start.
+    public var regexEvaluationsCutShort: Int
 }

@@ -5,6 +5,17 @@ public protocol LiveQuerySink: AnyObject, Sendable {
     /// connection's queue is full: a slow consumer, which the sink closes itself (with the close
     /// code the README lists) rather than holding memory for it.
     func push(_ events: [LiveEvent]) -> Bool
+
+    /// The client address the connection came from (what a trusted proxy names, else the peer).
+    /// A subscription's events go only to connections from the address that made it: knowing
+    /// someone's subscription id is not enough to receive its events. Nil for an in-process
+    /// sink, which receives the subscriptions made with no address.
+    var client: String? { get }
+}
+
+extension LiveQuerySink {
+    /// No address: an in-process sink.
+    public var client: String? { nil }
 }
 
 /// The subscriptions' side of a realtime connection: a connection that logged in with a

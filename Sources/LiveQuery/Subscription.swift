@@ -13,8 +13,21 @@ struct Subscription: Sendable {
     let query: ObjectQuery
     /// Who the subscription acts as.
     var caller: Caller
-    /// Who it counts against (`address:<client>`, `user:<objectId>`); none for the master key.
+    /// Who it counts against (`address:<client>`, `user:<objectId>`, `app` for the app key
+    /// with no user); none for the master key.
     var owners: [String] = []
+    /// The client address that made it, as limits key it (an IPv6 client's /64); nil for a
+    /// subscription made in-process. Only connections from it receive its events.
+    var client: String? = nil
+
+    /// The session token the subscription acts with; nil without a user. The subscription ends
+    /// when the session does (the user's token changes, the user is deleted).
+    var sessionToken: String? { caller.user?["sessionToken"]?.stringValue }
+
+    /// Who made it, for replacing it: the master key, a user, or the app key alone.
+    var principal: String {
+        caller.isMaster ? "master" : caller.userId.map { "user:" + $0 } ?? "app"
+    }
 }
 
 /// What a subscribe request is answered: `{"id", "query_id"}`.

@@ -11,9 +11,17 @@ final class SubscriptionTable: Sendable {
         /// Its queries, by query id.
         var subscriptions: [String: Subscription] = [:]
         /// The connections logged in with the id now.
-        var sinks: [ObjectIdentifier: any LiveQuerySink] = [:]
+        var sinks: [ObjectIdentifier: Attached] = [:]
         /// Since when no connection is logged in with the id; nil while one is.
         var idleSince: Date?
+        /// Whether a connection ever logged in with the id (else it lives `unclaimedLifetime`).
+        var claimed = false
+    }
+
+    /// A connection logged in with an id, and its client address as limits key it.
+    private struct Attached {
+        let sink: any LiveQuerySink
+        let client: String?
     }
 
     private struct State {
@@ -53,6 +61,12 @@ final class SubscriptionTable: Sendable {
             sweep(&state, at: moment)
             var client = state.clients[subscription.id] ?? Client(idleSince: moment)
             let replaced = client.subscriptions[subscription.queryID]
+            // A device re-subscribes after a reconnect from wherever it is now, perhaps as another
+            // user of it; someone else elsewhere who learnt the id may not take its query over.
+            if let replaced, replaced.principal != subscription.principal, replaced.client != subscription.client {
+                throw DataAPIError(
+                    .operationForbidden, "This subscription id's query was subscribed by someone else from another address.")
+            }
             if replaced == nil {
                 guard client.subscriptions.count < limits.subscriptionsPerID else {
                     throw DataAPIError(
@@ -61,11 +75,7 @@ final class SubscriptionTable: Sendable {
             }
             // An owner the replaced subscription counted against keeps its count.
             for owner in subscription.owners where replaced?.owners.contains(owner) != true {
-                let limit = owner.hasPrefix(Self.userPrefix) ? limits.subscriptionsPerUser : limits.subscriptionsPerAddress
-                guard state.ownerCounts[owner, default: 0] < limit else {
-                    let who = owner.hasPrefix(Self.userPrefix) ? "user" : "address"
-                    throw DataAPIError(.tooManyRequests, "This \(who) holds as many LiveQuery subscriptions as it may (\(limit)).")
-                }
+                try checkRoom(of: owner, in: state)
             }
             if let replaced {
                 Self.count(replaced.owners, by: -1, in: &state)
@@ -86,6 +96,33 @@ final class SubscriptionTable: Sendable {
 
     /// The prefix of a user's owner key (`Subscription.owners`).
     static let userPrefix = "user:"
+    /// The owner key every subscription made with the app key and no user counts against.
+    static let appOwner = "app"
+
+    /// Refuses one more subscription of `owner` past its limit: 429 for an address or a user,
+    /// 511 for the app key's share of the host.
+    private func checkRoom(of owner: String, in state: State) throws(DataAPIError) {
+        let count = state.ownerCounts[owner, default: 0]
+        if owner == Self.appOwner {
+            guard count < limits.subscriptionsWithoutUser else {
+                throw DataAPIError(
+                    .temporarilyUnavailable,
+                    "This server holds as many LiveQuery subscriptions without a signed-in user as it may (\(limits.subscriptionsWithoutUser)).")
+            }
+            return
+        }
+        let isUser = owner.hasPrefix(Self.userPrefix)
+        let limit = isUser ? limits.subscriptionsPerUser : limits.subscriptionsPerAddress
+        guard count < limit else {
+            throw DataAPIError(.tooManyRequests, "This \(isUser ? "user" : "address") holds as many LiveQuery subscriptions as it may (\(limit)).")
+        }
+    }
+
+    /// An address as limits key it (an IPv6 client's /64), as subscriptions and connections
+    /// are matched by it.
+    static func clientKey(_ address: String?) -> String? {
+        address.map(SendLimits.client(ofAddress:))
+    }
 
     /// Removes a subscription; whether it was there.
     func remove(id: String, queryID: String) -> Bool {
@@ -102,13 +139,15 @@ final class SubscriptionTable: Sendable {
     /// Attaches a connection; false past the connections of one id, or of ids the host knows.
     func attach(_ sink: any LiveQuerySink, id: String) -> Bool {
         let moment = now()
+        let attached = Attached(sink: sink, client: Self.clientKey(sink.client))
         return state.withLock { state in
             sweep(&state, at: moment)
             guard state.clients[id] != nil || state.clients.count < limits.subscriptions else { return false }
             var client = state.clients[id] ?? Client()
             guard client.sinks.count < limits.connectionsPerID || client.sinks[ObjectIdentifier(sink)] != nil else { return false }
-            if client.sinks.updateValue(sink, forKey: ObjectIdentifier(sink)) == nil { state.connectionCount += 1 }
+            if client.sinks.updateValue(attached, forKey: ObjectIdentifier(sink)) == nil { state.connectionCount += 1 }
             client.idleSince = nil
+            client.claimed = true
             state.clients[id] = client
             return true
         }
@@ -131,19 +170,20 @@ final class SubscriptionTable: Sendable {
         }
     }
 
-    /// The subscriptions to a class that have a connection to deliver to now.
+    /// The subscriptions to a class that have a connection to deliver to now: a connection
+    /// logged in with the subscription's id from the address that made it.
     func targets(className: String, environment: EnvironmentName?) -> [Target] {
         let moment = now()
         return state.withLock { state in
             sweep(&state, at: moment)
             var targets: [Target] = []
             for client in state.clients.values where !client.sinks.isEmpty {
-                let sinks = Array(client.sinks.values)
                 for subscription in client.subscriptions.values
                 where subscription.query.className == className
                     && (environment == nil || subscription.caller.environment == environment)
                 {
-                    targets.append(Target(subscription: subscription, sinks: sinks))
+                    let sinks = client.sinks.values.filter { $0.client == subscription.client }.map(\.sink)
+                    if !sinks.isEmpty { targets.append(Target(subscription: subscription, sinks: sinks)) }
                 }
             }
             return targets
@@ -165,11 +205,15 @@ final class SubscriptionTable: Sendable {
         }
     }
 
-    /// Removes the subscriptions acting as a user that was deleted.
-    func removeSubscriptions(ofUser userId: String) {
+    /// Removes the subscriptions acting as a user that was deleted (`keeping` nil), or whose
+    /// session ended: those made with any token but the user's current one, `keeping`.
+    func removeSubscriptions(ofUser userId: String, keeping current: String? = nil) {
         state.withLock { state in
             for (id, var client) in state.clients {
-                let gone = client.subscriptions.values.filter { $0.caller.userId == userId }
+                let gone = client.subscriptions.values.filter {
+                    $0.caller.userId == userId && (current == nil || $0.sessionToken != current)
+                }
+                guard !gone.isEmpty else { continue }
                 for subscription in gone { client.subscriptions[subscription.queryID] = nil }
                 Self.forget(gone, in: &state)
                 state.clients[id] = client.subscriptions.isEmpty && client.sinks.isEmpty ? nil : client
@@ -191,12 +235,15 @@ final class SubscriptionTable: Sendable {
         state.withLock { ($0.subscriptionCount, $0.clients.count, $0.connectionCount) }
     }
 
-    /// Forgets the ids with no connection for `idleLifetime`, at most every tenth of it.
+    /// Forgets the ids with no connection for `idleLifetime` (`unclaimedLifetime` for one no
+    /// connection ever logged in with), at most every tenth of the shorter.
     private func sweep(_ state: inout State, at moment: Date) {
-        let lifetime = Self.seconds(limits.idleLifetime)
-        guard moment.timeIntervalSince(state.lastSweep) >= min(lifetime / 10, 60) else { return }
+        let idle = Self.seconds(limits.idleLifetime)
+        let unclaimed = min(idle, Self.seconds(limits.unclaimedLifetime))
+        guard moment.timeIntervalSince(state.lastSweep) >= min(unclaimed / 10, 60) else { return }
         state.lastSweep = moment
         for (id, client) in state.clients {
+            let lifetime = client.claimed ? idle : unclaimed
             guard let idleSince = client.idleSince, moment.timeIntervalSince(idleSince) >= lifetime else { continue }
             Self.forget(Array(client.subscriptions.values), in: &state)
             state.clients[id] = nil

@@ -7,7 +7,8 @@ import Testing
 /// Attack test (the LiveQuery review's first finding): a subscription made of many backtracking
 /// `$regex` patterns gets one small budget for all of them per change, counts a pattern still
 /// running past it as no match, and every other subscriber's event still arrives; the attacker's
-/// own subscription goes on matching what its patterns match quickly.
+/// own subscription goes on matching what its patterns match quickly. The hub's count of
+/// evaluations the budget cut short shows it was the budget that stopped them.
 @Suite struct HubRegexBudgetTests {
     @Test func backtrackingPatternsMatchNothingAndHoldNoOneElsesEvents() async throws {
         try await HubFixture.run { f in
@@ -25,6 +26,10 @@ import Testing
             // The attacker's first event is the marker: the poison matched none of its patterns.
             #expect(await attacker.json(1)?["object"]?["objectId"]?.stringValue == marker.objectId)
             #expect(attacker.events.count == 1)
+            // The shared budget did the cutting, not each pattern's own 50 ms: with one budget per
+            // subscription and change, all 100 patterns were cut short on the poison (the first
+            // ran 10 ms, the rest found it spent). Without the budget none would count.
+            #expect(f.hub.statistics.regexEvaluationsCutShort >= 100, "\(f.hub.statistics)")
         }
     }
 }

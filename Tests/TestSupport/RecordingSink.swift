@@ -15,10 +15,13 @@ package final class RecordingSink: LiveQuerySink {
 
     private let state = Mutex(State())
     private let capacity: Int
+    /// The client address the connection came from; nil for none (in-process).
+    package let client: String?
 
-    /// A sink that takes up to `capacity` events in all.
-    package init(capacity: Int = .max) {
+    /// A sink that takes up to `capacity` events in all, as a connection from `client`.
+    package init(capacity: Int = .max, client: String? = nil) {
         self.capacity = capacity
+        self.client = client
     }
 
     package func push(_ events: [LiveEvent]) -> Bool {

@@ -44,7 +44,8 @@ final class RegexCache: Sendable {
     /// - Throws: `timeout` past `matchBudget`, or past the query's deadline.
     func matches(_ pattern: String, options: String, _ text: String) throws(DataAPIError) -> Bool {
         guard let regex = regex(pattern, options: options) else { return false }
-        let deadline = min(ContinuousClock.now + Self.matchBudget, Self.queryDeadline ?? .now + Self.matchBudget)
+        let own = ContinuousClock.now + Self.matchBudget
+        let deadline = min(own, Self.queryDeadline ?? own)
         var found = false
         var expired = false
         // `reportProgress` calls back during a long match attempt too, which is what lets it stop.
@@ -58,7 +59,10 @@ final class RegexCache: Sendable {
                 stop.pointee = true
             }
         }
-        if expired { throw Self.timeout }
+        if expired {
+            if let query = Self.queryDeadline, query < own { RegexBudgetTally.current?.record() }
+            throw Self.timeout
+        }
         return found
     }
 

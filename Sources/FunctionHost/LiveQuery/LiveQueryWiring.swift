@@ -44,6 +44,8 @@ extension LiveQueryHub {
             HostMetrics.Gauge(name: "functionhost_livequery_events_dropped_total", labels: [], value: Double(statistics.eventsDropped)),
             HostMetrics.Gauge(
                 name: "functionhost_livequery_slow_connections_total", labels: [], value: Double(statistics.slowConnections)),
+            HostMetrics.Gauge(
+                name: "functionhost_livequery_regex_cut_short_total", labels: [], value: Double(statistics.regexEvaluationsCutShort)),
         ]
     }
 }

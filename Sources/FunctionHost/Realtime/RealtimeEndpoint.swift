@@ -22,6 +22,9 @@ struct RealtimeEndpoint: Sendable {
     /// The connection limits' idle time raised to the SDKs' keep-alive.
     let idleTimeout: Duration
     let metrics: HostMetrics
+    /// The proxies whose `X-Forwarded-For` names the client: a login's events are those of the
+    /// subscriptions its client address made (`LiveQuerySink.client`).
+    var proxies = TrustedProxies.none
 
     /// The upgrade's decision: `/realtime` with a sub-protocol of LeanCloud's, named in the
     /// answer as the handshake requires. Anything else is not upgraded (400).
@@ -33,8 +36,9 @@ struct RealtimeEndpoint: Sendable {
             metrics.recordRealtimeClose("refused_upgrade")
             return .dontUpgrade
         }
+        let client = ClientAddress.resolve(peer: channel.remoteAddress?.ipAddress, headers: request.headerFields, trusting: proxies)
         return .upgrade([.secWebSocketProtocol: name]) { inbound, outbound, _ in
-            await serve(dialect: dialect, inbound: inbound, outbound: outbound, channel: channel)
+            await serve(dialect: dialect, client: client, inbound: inbound, outbound: outbound, channel: channel)
         }
     }
 
@@ -51,7 +55,9 @@ struct RealtimeEndpoint: Sendable {
 
     /// One connection: its reader answers commands in order while its writer writes replies
     /// and pushes from the outbox; it ends when either side closes.
-    private func serve(dialect: SubProtocol, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel) async {
+    private func serve(
+        dialect: SubProtocol, client: String?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel
+    ) async {
         metrics.recordRealtimeOpened()
         defer { metrics.recordRealtimeEnded() }
         let grace = limits.closeGrace
@@ -65,7 +71,8 @@ struct RealtimeEndpoint: Sendable {
         }
         channel.pipeline.fireUserInboundEventTriggered(ConnectionGate.Upgraded(idleTimeout: idleTimeout) { outbox.close(.idle) })
         let codec = RealtimeCodec(dialect: dialect)
-        var session = RealtimeSession(appID: appID, connections: connections, outbox: outbox, limits: limits, metrics: metrics)
+        var session = RealtimeSession(
+            appID: appID, connections: connections, outbox: outbox, limits: limits, metrics: metrics, client: client)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await Self.write(outbox, codec: codec, to: outbound, appID: appID, metrics: metrics) }
             do {

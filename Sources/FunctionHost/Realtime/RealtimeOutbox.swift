@@ -122,11 +122,14 @@ final class RealtimeOutbox: Sendable {
 final class RealtimeLogin: LiveQuerySink {
     /// The subscription id the connection logged in with.
     let installationID: String
+    /// The connection's client address: it receives the events of the subscriptions made from it.
+    let client: String?
     private let outbox: RealtimeOutbox
 
-    init(installationID: String, outbox: RealtimeOutbox) {
+    init(installationID: String, outbox: RealtimeOutbox, client: String?) {
         self.installationID = installationID
         self.outbox = outbox
+        self.client = client
     }
 
     /// Queues the events as one data command; false when the connection is full (it closes).

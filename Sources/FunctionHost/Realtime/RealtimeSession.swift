@@ -15,13 +15,19 @@ struct RealtimeSession {
     let outbox: RealtimeOutbox
     let limits: RealtimeLimits
     let metrics: HostMetrics
+    /// The client address the connection came from, which its logins carry.
+    let client: String?
     /// The logins of this connection, by subscription id.
     private(set) var logins: [String: RealtimeLogin] = [:]
     private var commands: RealtimeRate
     /// The acks taken: at most one per push written plus `RealtimeLimits.ackBurst`.
     private var acks = 0
 
-    init(appID: String, connections: any LiveQueryConnections, outbox: RealtimeOutbox, limits: RealtimeLimits, metrics: HostMetrics) {
+    init(
+        appID: String, connections: any LiveQueryConnections, outbox: RealtimeOutbox, limits: RealtimeLimits, metrics: HostMetrics,
+        client: String? = nil
+    ) {
+        self.client = client
         self.appID = appID
         self.connections = connections
         self.outbox = outbox
@@ -92,7 +98,7 @@ struct RealtimeSession {
                 refuse(command, code: 4111, reason: "This connection holds as many logins as it may.")
                 return true
             }
-            let login = RealtimeLogin(installationID: id, outbox: outbox)
+            let login = RealtimeLogin(installationID: id, outbox: outbox, client: client)
             guard await connections.attach(login, subscriptionID: id) else {
                 refuse(command, code: 4111, reason: "This subscription id holds as many connections as it may.")
                 return true
