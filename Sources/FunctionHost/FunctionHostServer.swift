@@ -208,10 +208,10 @@ public enum FunctionHostServer {
         // mapped for everything inside. One middleware takes these four steps, in that order.
         router.add(
             middleware: EdgeMiddleware(
-                facts: RequestFactsMiddleware(
+                facts: RequestFactsReader(
                     proxies: configuration.trustedProxies, bodyLimits: BodyLimits(largest: configuration.maxBodySize)),
-                observing: ObservingMiddleware(metrics: services.metrics),
-                cors: LeanCloudCORSMiddleware(origins: configuration.webOrigins)))
+                observer: RequestObserver(metrics: services.metrics),
+                cors: CORSPolicy(origins: configuration.webOrigins)))
         let limiter = RateLimiter(configuration.rateLimits)
         if limiter.limitsClients { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         let authentication = AuthMiddleware(
