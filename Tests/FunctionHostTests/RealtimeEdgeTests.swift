@@ -112,21 +112,10 @@ import Testing
     @Test func aPageOfAnOriginNotAllowedIsClosedWithInvalidOrigin() async throws {
         let allowed = try #require(WebOrigins(list: "https://app.example.com"))
         try await Realtime.serve(configure: { $0.realtimeOrigins = allowed }) { api, connections in
-            // A page elsewhere gets 4110 before anything it sends is read.
-            let connection = try RawConnection(port: api.port)
-            try connection.send(Self.upgrade(origin: "https://evil.example"))
-            try connection.send(bytes: Self.maskedText("{}"))
-            let received = try await connection.read(untilContaining: RealtimeClose.invalidOrigin.reason)
-            // A close frame (0x88), its length, 4110 (0x100E) and the reason; no answer to `{}`.
-            #expect(received.hasPrefix("HTTP/1.1 101") && received.hasSuffix("\u{FFFD}%\u{10}\u{0E}" + RealtimeClose.invalidOrigin.reason))
-            // The real client, whose Origin is its URL's (ws://127.0.0.1), gets the same close
-            // code: its login is never read.
-            let close = try await Realtime.connect(port: api.port) { session in
-                try? await session.send(Realtime.command(.login, i: 1, installationID: "livequery-evil"))
-                try await session.drain()
-            }
-            // 4110: the JS SDK gives up rather than reconnecting for ever.
-            #expect(close?.closeCode == .unknown(4110))
+            // A page elsewhere gets 4110 (the JS SDK then gives up rather than reconnecting for
+            // ever) before anything it sends is read: its login attaches nothing.
+            let closed = try await Self.closesWithInvalidOrigin(port: api.port, origin: "https://evil.example")
+            #expect(closed)
             #expect(connections.changes.isEmpty)
             // A listed page and a socket without an Origin (the mobile SDKs) are served.
             for origin in ["https://app.example.com", nil] {
@@ -138,14 +127,26 @@ import Testing
     @Test func theRealtimeOriginsAreTheWebOriginsUnlessSet() async throws {
         let web = try #require(WebOrigins(list: "https://app.example.com"))
         try await Realtime.serve(configure: { $0.webOrigins = web }) { api, _ in
-            let close = try await Realtime.connect(port: api.port) { session in try await session.drain() }
-            #expect(close?.closeCode == .unknown(4110))
+            let closed = try await Self.closesWithInvalidOrigin(port: api.port, origin: "https://evil.example")
+            #expect(closed)
             #expect(try await Self.echoes(port: api.port, origin: "https://app.example.com"))
         }
         try await Realtime.serve(configure: { $0.webOrigins = web; $0.realtimeOrigins = .any }) { api, _ in
             let served = try await Self.echoes(port: api.port, origin: "https://evil.example")
             #expect(served)
         }
+    }
+
+    /// Whether a socket opened from a page of `origin` that logs in at once is closed with 4110
+    /// and its login left unanswered. Read off the wire: the WebSocket client of the tests can
+    /// miss a frame that arrives in the same read as the handshake's answer (browsers don't).
+    static func closesWithInvalidOrigin(port: Int, origin: String) async throws -> Bool {
+        let connection = try RawConnection(port: port)
+        try connection.send(Self.upgrade(origin: origin))
+        try connection.send(bytes: Self.maskedText(#"{"cmd":"login","i":1,"appId":"app","installationId":"livequery-evil"}"#))
+        let received = try await connection.read(untilContaining: RealtimeClose.invalidOrigin.reason)
+        // A close frame (0x88, not UTF-8 on its own), its length, 4110 (0x100E) and the reason.
+        return received.hasPrefix("HTTP/1.1 101") && received.hasSuffix("\u{FFFD}%\u{10}\u{0E}" + RealtimeClose.invalidOrigin.reason)
     }
 
     /// Whether a socket opened from a page of `origin` (none: a mobile SDK) is served: its
@@ -166,7 +167,7 @@ import Testing
             + (origin.map { "Origin: \($0)\r\n" } ?? "") + "\r\n"
     }
 
-    /// A client's text frame of a short text, masked as RFC 6455 requires of clients.
+    /// A client's text frame of a text under 126 bytes, masked as RFC 6455 requires of clients.
     static func maskedText(_ text: String) -> [UInt8] {
         let mask: [UInt8] = [0x01, 0x02, 0x03, 0x04]
         let payload = Array(text.utf8).enumerated().map { $1 ^ mask[$0 % 4] }
