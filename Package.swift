@@ -165,6 +165,8 @@ let package = Package(
                 "FunctionHost",
                 "Functions",
                 "JSON",
+                // The LiveQuery limits its options set.
+                "LiveQuery",
                 "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The deploy, versions, invoke and env client subcommands talk to a running server.
@@ -256,6 +258,8 @@ let package = Package(
             dependencies: [
                 "CallSupport",
                 "FunctionHost",
+                // The serve command's options, parsed as the command line gives them.
+                "functionhost",
                 "Functions",
                 "JSON",
                 "LiveQuery",

@@ -20,6 +20,13 @@ struct EdgeOptions: ParsableArguments {
     var webOrigins: String?
 
     @Option(
+        name: .customLong("realtime-origins"),
+        help: ArgumentHelp(
+            "The origins web pages may open the realtime (LiveQuery) socket from, as --web-origins takes them (default: $FUNCTIONHOST_REALTIME_ORIGINS, else what --web-origins allows). A page elsewhere is closed with 4110; sockets without an Origin (the mobile SDKs) are not bound.",
+            valueName: "list"))
+    var realtimeOrigins: String?
+
+    @Option(
         name: .customLong("signature-window"),
         help: ArgumentHelp(
             "How many seconds an X-LC-Sign timestamp may be from the server's clock, either way (default: 900).",
@@ -41,15 +48,22 @@ struct EdgeOptions: ParsableArguments {
             configuration.trustedProxies = proxies
         }
         if let list = webOrigins ?? environment["FUNCTIONHOST_WEB_ORIGINS"] {
-            guard let origins = WebOrigins(list: list) else {
-                throw ValidationError(
-                    "--web-origins takes origins, scheme://host[:port] (https://*.example.com for subdomains), comma-separated, or *, not '\(list)'.")
-            }
-            configuration.webOrigins = origins
+            configuration.webOrigins = try Self.origins(list, option: "--web-origins")
+        }
+        if let list = realtimeOrigins ?? environment["FUNCTIONHOST_REALTIME_ORIGINS"] {
+            configuration.realtimeOrigins = try Self.origins(list, option: "--realtime-origins")
         }
         if let seconds = signatureWindow {
             guard seconds > 0 else { throw ValidationError("--signature-window must be at least 1 (seconds).") }
             configuration.signatureWindow = TimeInterval(seconds)
         }
+    }
+
+    private static func origins(_ list: String, option: String) throws -> WebOrigins {
+        guard let origins = WebOrigins(list: list) else {
+            throw ValidationError(
+                "\(option) takes origins, scheme://host[:port] (https://*.example.com for subdomains), comma-separated, or *, not '\(list)'.")
+        }
+        return origins
     }
 }

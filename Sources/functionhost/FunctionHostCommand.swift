@@ -78,6 +78,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var databases: DatabaseOptions
     @OptionGroup var edge: EdgeOptions
     @OptionGroup var limits: LimitOptions
+    @OptionGroup var liveQuery: LiveQueryOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -130,6 +131,7 @@ struct Serve: AsyncParsableCommand {
         try databases.apply(to: &configuration, environment: environment)
         try edge.apply(to: &configuration, environment: environment)
         try limits.apply(to: &configuration)
+        try liveQuery.apply(to: &configuration)
         banner.publicURL = configuration.publicURL
         banner.webOrigins = configuration.webOrigins
         banner.write()

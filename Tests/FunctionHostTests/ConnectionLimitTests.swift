@@ -207,7 +207,11 @@ final class RawConnection: @unchecked Sendable {
 
     /// Sends text.
     func send(_ text: String) throws {
-        let bytes = Array(text.utf8)
+        try send(bytes: Array(text.utf8))
+    }
+
+    /// Sends bytes (a WebSocket frame, say).
+    func send(bytes: [UInt8]) throws {
         let sent = bytes.withUnsafeBytes { Glibc.send(socketDescriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         guard sent == bytes.count else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
@@ -222,6 +226,11 @@ final class RawConnection: @unchecked Sendable {
     /// What the server sends up to the end of a response's headers.
     func readResponseHead() async throws -> String {
         try await read { received in received.contains("\r\n\r\n") }
+    }
+
+    /// What the server sends until it has sent `text` (or closed).
+    func read(untilContaining text: String) async throws -> String {
+        try await read { received in received.contains(text) }
     }
 
     private func read(until done: @escaping @Sendable (String) -> Bool) async throws -> String {

@@ -85,6 +85,11 @@ public struct HostConfiguration: Sendable {
     /// The origins web pages may call the API from (LeanCloud's Web security domains): every
     /// origin by default.
     public var webOrigins = WebOrigins.any
+    /// The origins browser pages may open the realtime (LiveQuery) socket from; nil: the same
+    /// as `webOrigins`, as LeanCloud's Web security domains bind its realtime service too. A
+    /// page elsewhere is closed with 4110 (its SDK then gives up); an upgrade without an
+    /// `Origin` (the mobile SDKs send none) is not bound.
+    public var realtimeOrigins: WebOrigins?
     /// How far an `X-LC-Sign` timestamp may be from the server's clock, either way: a signature
     /// seen once is a credential only this long.
     public var signatureWindow: TimeInterval = 15 * 60

@@ -51,7 +51,7 @@ struct AuthMiddleware: RouterMiddleware {
         // `X-LC-Prod: 0` (or `false`) picks staging's functions. Its hooks guard writes only where
         // they can't reach production's data, or for the master key: on shared data a client
         // picking staging would otherwise pick which validation (none, an old one) its writes pass.
-        // (`RequestFactsMiddleware` read the header.)
+        // (`RequestFactsReader` read the header.)
         if context.functionsEnvironment == .staging, !stagingSharesData || caller.isMaster {
             caller.environment = .staging
         }

@@ -1,17 +1,18 @@
 import Hummingbird
 
 /// The four outer steps every request takes, in one frame: its facts read
-/// (`RequestFactsMiddleware`), then observed (`ObservingMiddleware`: one log line and one metrics
-/// record once its answer is ready), CORS (`LeanCloudCORSMiddleware`: preflights answered here,
+/// (`RequestFactsReader`), then observed (`RequestObserver`: one log line and one metrics
+/// record once its answer is ready), CORS (`CORSPolicy`: preflights answered here,
 /// grants added), and every error of the routes inside mapped to its answer (`ErrorMiddleware`).
+/// The first three are plain values this middleware calls, not middlewares of their own.
 ///
 /// The same steps in the same order as when they were four stacked middlewares, but one async call and one
 /// context copy instead of four: each layer's cost showed in a Swift function's profile.
 struct EdgeMiddleware: RouterMiddleware {
     typealias Context = HostRequestContext
-    let facts: RequestFactsMiddleware
-    let observing: ObservingMiddleware
-    let cors: LeanCloudCORSMiddleware
+    let facts: RequestFactsReader
+    let observer: RequestObserver
+    let cors: CORSPolicy
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -32,7 +33,7 @@ struct EdgeMiddleware: RouterMiddleware {
             }
             cors.complete(&response, decision)
         }
-        observing.record(request, context, status: response.status.code, environment: environment, since: start)
+        observer.record(request, context, status: response.status.code, environment: environment, since: start)
         return response
     }
 }

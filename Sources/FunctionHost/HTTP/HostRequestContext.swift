@@ -14,7 +14,7 @@ public struct HostRequestContext: RequestContext {
     /// and functions with `fetchUser: false` take any.
     public var sessionToken: String?
     /// The environment whose functions the request calls (`X-LC-Prod`), read once by
-    /// `RequestFactsMiddleware`; the log and the metrics count the request under it. The hooks its writes run are the caller's `environment`, which differs on
+    /// `RequestFactsReader`; the log and the metrics count the request under it. The hooks its writes run are the caller's `environment`, which differs on
     /// shared data: a client's `X-LC-Prod: 0` calls staging's functions under production's hooks.
     public var functionsEnvironment = EnvironmentName.production
     /// The REST dialect the request speaks (LAS, MaxLeap), decided once by `DialectResponder`;
@@ -31,12 +31,12 @@ public struct HostRequestContext: RequestContext {
     /// For a dialect request with a JSON body, the body the edge translated and the answer the
     /// route gives, as values (`DialectHandoff`); nil for LeanCloud's requests.
     var dialectHandoff: DialectHandoff?
-    /// The largest body accepted; set for the route by `RequestFactsMiddleware`.
+    /// The largest body accepted; set for the route by `RequestFactsReader`.
     public var bodyLimit: Int = 20 * 1024 * 1024
 
     /// The peer's IP address, as the connection reports it.
     public var remoteAddress: String?
-    /// The client's address: the peer, or what a trusted proxy says (`RequestFactsMiddleware`).
+    /// The client's address: the peer, or what a trusted proxy says (`RequestFactsReader`).
     /// The one place it is kept: rate limits, send limits (signup messages deep inside a create
     /// among them) and functions' `meta.remoteAddress` all read it from here.
     public var clientAddress: String?

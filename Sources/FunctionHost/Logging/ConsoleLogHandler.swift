@@ -39,7 +39,7 @@ public struct ConsoleLogHandler: LogHandler {
                 message: event.message.description, error: event.error))
     }
 
-    /// Hands a request's line over as its fields (`ObservingMiddleware`): the output's writer
+    /// Hands a request's line over as its fields (`RequestObserver`): the output's writer
     /// formats it, the line `log(event:)` writes for `info("request", metadata: line.metadata)`.
     /// Only the second it was logged in is read here.
     func logRequest(_ request: RequestLogLine) {

@@ -16,6 +16,10 @@ struct RealtimeClose: Sendable, Hashable {
     /// A login without a usable subscription id (4103, LeanCloud's "invalid login").
     static let invalidLogin = RealtimeClose(
         code: 4103, reason: "The login has no valid installationId (subscription id).", label: "invalid_login")
+    /// A browser page of an origin the server doesn't allow (4110, LeanCloud's "invalid
+    /// origin"): the JS SDK gives up rather than reconnecting.
+    static let invalidOrigin = RealtimeClose(
+        code: 4110, reason: "This page's origin may not connect.", label: "invalid_origin")
     /// Nothing arrived for the idle time (4107, LeanCloud's "read timeout"): the SDKs reconnect.
     static let idle = RealtimeClose(code: 4107, reason: "Nothing was received for too long.", label: "idle")
     /// More commands a second than the limit allows (4116, LeanCloud's "command sent too fast").

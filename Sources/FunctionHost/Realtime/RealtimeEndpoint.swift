@@ -22,12 +22,21 @@ struct RealtimeEndpoint: Sendable {
     /// The connection limits' idle time raised to the SDKs' keep-alive.
     let idleTimeout: Duration
     let metrics: HostMetrics
-    /// The proxies whose `X-Forwarded-For` names the client: a login's events are those of the
-    /// subscriptions its client address made (`LiveQuerySink.client`).
-    var proxies = TrustedProxies.none
+    /// The bytes each client's connections may hold queued together.
+    let budget: RealtimeQueueBudget
+    /// The proxies whose `X-Forwarded-For` names the client: the budget a connection takes
+    /// from, and the subscriptions a login receives (those its client address made,
+    /// `LiveQuerySink.client`).
+    let proxies: TrustedProxies
+    /// The origins browser pages may connect from.
+    let origins: WebOrigins
+    /// Who tells each connection goaway when the server shuts down.
+    let shutdown: RealtimeShutdown
 
     /// The upgrade's decision: `/realtime` with a sub-protocol of LeanCloud's, named in the
-    /// answer as the handshake requires. Anything else is not upgraded (400).
+    /// answer as the handshake requires. Anything else is not upgraded (400). A browser page of
+    /// an origin not allowed is upgraded and closed at once with 4110, LeanCloud's "invalid
+    /// origin", on which the JS SDK gives up (an upgrade refused would be retried for ever).
     func shouldUpgrade(
         _ request: HTTPRequest, channel: any Channel
     ) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
@@ -36,9 +45,17 @@ struct RealtimeEndpoint: Sendable {
             metrics.recordRealtimeClose("refused_upgrade")
             return .dontUpgrade
         }
+        if let origin = request.headerFields[.origin], !origins.allows(origin) {
+            return .upgrade([.secWebSocketProtocol: name]) { [metrics] _, outbound, _ in
+                metrics.recordRealtimeClose(RealtimeClose.invalidOrigin.label)
+                let close = RealtimeClose.invalidOrigin
+                try? await outbound.close(WebSocketErrorCode(codeNumber: Int(close.code)), reason: close.reason)
+            }
+        }
         let client = ClientAddress.resolve(peer: channel.remoteAddress?.ipAddress, headers: request.headerFields, trusting: proxies)
+        let share = budget.share(forClient: client)
         return .upgrade([.secWebSocketProtocol: name]) { inbound, outbound, _ in
-            await serve(dialect: dialect, client: client, inbound: inbound, outbound: outbound, channel: channel)
+            await serve(dialect: dialect, client: client, share: share, inbound: inbound, outbound: outbound, channel: channel)
         }
     }
 
@@ -56,12 +73,13 @@ struct RealtimeEndpoint: Sendable {
     /// One connection: its reader answers commands in order while its writer writes replies
     /// and pushes from the outbox; it ends when either side closes.
     private func serve(
-        dialect: SubProtocol, client: String?, inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, channel: any Channel
+        dialect: SubProtocol, client: String?, share: RealtimeQueueBudget.Share?, inbound: WebSocketInboundStream,
+        outbound: WebSocketOutboundWriter, channel: any Channel
     ) async {
         metrics.recordRealtimeOpened()
         defer { metrics.recordRealtimeEnded() }
         let grace = limits.closeGrace
-        let outbox = RealtimeOutbox(limits: limits) { [metrics] close in
+        let outbox = RealtimeOutbox(limits: limits, share: share) { [metrics] close in
             metrics.recordRealtimeClose(close.label)
             // A client that doesn't read gets its close frame late or never: the socket is cut.
             channel.eventLoop.scheduleTask(in: .init(grace)) { channel.close(promise: nil) }
@@ -71,6 +89,14 @@ struct RealtimeEndpoint: Sendable {
         }
         channel.pipeline.fireUserInboundEventTriggered(ConnectionGate.Upgraded(idleTimeout: idleTimeout) { outbox.close(.idle) })
         let codec = RealtimeCodec(dialect: dialect)
+        let goaway = shutdown.register { [metrics] in
+            outbox.whileOpen {
+                // Straight onto the channel, ahead of the close the library's own shutdown writes
+                // next (`RealtimeShutdown`); a whole frame, between any two of the writer's.
+                channel.writeAndFlush(Self.frame(codec.encode(Self.goawayCommand)), promise: nil)
+                metrics.recordRealtimeCommand(direction: "out", command: "goaway")
+            }
+        }
         var session = RealtimeSession(
             appID: appID, connections: connections, outbox: outbox, limits: limits, metrics: metrics, client: client)
         await withTaskGroup(of: Void.self) { group in
@@ -93,9 +119,29 @@ struct RealtimeEndpoint: Sendable {
                 // (1009, 1002).
                 if outbox.closing == nil { metrics.recordRealtimeClose("protocol") }
             }
+            shutdown.remove(goaway)
             await session.end()
             outbox.finish()
             await group.waitForAll()
+        }
+        outbox.release()
+    }
+
+    /// LeanCloud's goaway: no `i` (no reply expected); the SDKs drop their cached route,
+    /// close and reconnect at once.
+    static let goawayCommand: GenericCommand = {
+        var command = GenericCommand()
+        command.cmd = .goaway
+        return command
+    }()
+
+    /// A command's frame as the channel takes it.
+    static func frame(_ outbound: WebSocketOutboundWriter.OutboundFrame) -> WebSocketFrame {
+        switch outbound {
+        case .binary(let buffer): WebSocketFrame(fin: true, opcode: .binary, data: buffer)
+        case .text(let text): WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text))
+        case .pong: WebSocketFrame(fin: true, opcode: .pong, data: ByteBuffer())
+        case .custom(let frame): frame
         }
     }
 

@@ -26,6 +26,12 @@ public struct RealtimeLimits: Sendable, Hashable {
     /// The most bytes of queued events (see `maxQueuedEvents`); a single larger event still goes
     /// out when the queue is empty.
     public var maxQueuedBytes: Int
+    /// The most bytes of queued events all the realtime connections of one client (an IPv4
+    /// address, an IPv6 /64) may hold together (16 MiB by default): without it, a client holding
+    /// `ConnectionLimits.perAddress` connections that don't read could make the server hold that
+    /// many times `maxQueuedBytes`. The connection whose push would pass it is closed with 4120;
+    /// one with nothing queued still gets its event.
+    public var maxQueuedBytesPerAddress: Int
     /// The most subscription ids one connection may log in with (4 by default).
     public var maxLoginsPerConnection: Int
     /// The shortest idle time of a realtime connection (240 s by default): the SDKs' keep-alive
@@ -41,7 +47,8 @@ public struct RealtimeLimits: Sendable, Hashable {
     public init(
         maxMessageSize: Int = 16 * 1024, commandsPerSecond: Double = 10, commandBurst: Double = 30,
         ackBurst: Int = 50, pingsPerSecond: Double = 1, pingBurst: Double = 10,
-        maxQueuedEvents: Int = 1000, maxQueuedBytes: Int = 4 * 1024 * 1024, maxLoginsPerConnection: Int = 4,
+        maxQueuedEvents: Int = 1000, maxQueuedBytes: Int = 4 * 1024 * 1024,
+        maxQueuedBytesPerAddress: Int = 16 * 1024 * 1024, maxLoginsPerConnection: Int = 4,
         minimumIdleTimeout: Duration = .seconds(240), closeGrace: Duration = .seconds(10)
     ) {
         self.maxMessageSize = maxMessageSize
@@ -52,6 +59,7 @@ public struct RealtimeLimits: Sendable, Hashable {
         self.pingBurst = pingBurst
         self.maxQueuedEvents = maxQueuedEvents
         self.maxQueuedBytes = maxQueuedBytes
+        self.maxQueuedBytesPerAddress = maxQueuedBytesPerAddress
         self.maxLoginsPerConnection = maxLoginsPerConnection
         self.minimumIdleTimeout = minimumIdleTimeout
         self.closeGrace = closeGrace

@@ -3,9 +3,10 @@ import RealtimeProtocol
 import Synchronization
 
 /// What one realtime connection has yet to write, in order: replies, pushes, and at most one
-/// close. Bounded: pushes beyond `RealtimeLimits.maxQueuedEvents` or `maxQueuedBytes` make the
-/// connection a slow consumer, closed with 4120, and what was queued is skipped, so a client that
-/// stops reading holds no more than the bounds.
+/// close. Bounded: pushes beyond `RealtimeLimits.maxQueuedEvents` or `maxQueuedBytes`, or past
+/// what its client's connections may queue together (`RealtimeQueueBudget`), make the connection
+/// a slow consumer, closed with 4120, and what was queued is skipped, so a client that stops
+/// reading holds no more than the bounds.
 final class RealtimeOutbox: Sendable {
     /// One thing to write.
     enum Item: Sendable {
@@ -24,19 +25,24 @@ final class RealtimeOutbox: Sendable {
         var queuedBytes = 0
         var closing: RealtimeClose?
         var pushesWritten = 0
+        /// The connection ended: nothing more is queued, and its bytes went back to the budget.
+        var ended = false
     }
 
     private let state = Mutex(State())
     private let continuation: AsyncStream<Item>.Continuation
     private let limits: RealtimeLimits
+    /// The client's share of the queued bytes, across its connections (nil: not counted).
+    private let share: RealtimeQueueBudget.Share?
     /// Called once, with the close, when the server decides to close the connection.
     private let onClose: @Sendable (RealtimeClose) -> Void
     /// The items in order, for the connection's one writer.
     let items: AsyncStream<Item>
 
-    init(limits: RealtimeLimits, onClose: @escaping @Sendable (RealtimeClose) -> Void) {
+    init(limits: RealtimeLimits, share: RealtimeQueueBudget.Share? = nil, onClose: @escaping @Sendable (RealtimeClose) -> Void) {
         (items, continuation) = AsyncStream.makeStream(of: Item.self)
         self.limits = limits
+        self.share = share
         self.onClose = onClose
     }
 
@@ -47,7 +53,7 @@ final class RealtimeOutbox: Sendable {
     /// reads their answers fills its queue as a slow consumer does.
     func reply(_ item: Item) {
         let fits = state.withLock { state -> Bool? in
-            guard state.closing == nil else { return nil }
+            guard state.closing == nil, !state.ended else { return nil }
             guard state.queuedEvents < limits.maxQueuedEvents else { return false }
             state.queuedEvents += 1
             return true
@@ -63,10 +69,12 @@ final class RealtimeOutbox: Sendable {
     func push(_ events: [LiveEvent], installationID: String) -> Bool {
         let bytes = events.reduce(0) { $0 + $1.json.utf8.count }
         let fits = state.withLock { state -> Bool? in
-            guard state.closing == nil else { return nil }
+            guard state.closing == nil, !state.ended else { return nil }
             let empty = state.queuedEvents == 0
             guard empty || (state.queuedEvents + events.count <= limits.maxQueuedEvents && state.queuedBytes + bytes <= limits.maxQueuedBytes)
             else { return false }
+            // Under this connection's lock, so its bytes and the client's sum move together.
+            guard share?.take(bytes, always: empty) ?? true else { return false }
             state.queuedEvents += events.count
             state.queuedBytes += bytes
             return true
@@ -94,8 +102,23 @@ final class RealtimeOutbox: Sendable {
     /// The writer took a push (or a reply: one event, no bytes) off the queue.
     func delivered(events: Int, bytes: Int) {
         state.withLock { state in
+            guard !state.ended else { return }
             state.queuedEvents -= events
             state.queuedBytes -= bytes
+            share?.give(bytes)
+        }
+    }
+
+    /// The connection's writer is done: what it left queued goes back to the client's budget,
+    /// and nothing more is queued.
+    func release() {
+        continuation.finish()
+        state.withLock { state in
+            guard !state.ended else { return }
+            state.ended = true
+            share?.give(state.queuedBytes)
+            state.queuedEvents = 0
+            state.queuedBytes = 0
         }
     }
 
@@ -110,6 +133,15 @@ final class RealtimeOutbox: Sendable {
         continuation.yield(.close(close))
         continuation.finish()
         onClose(close)
+    }
+
+    /// Runs `body` unless the connection is closing or ended, before any close can be decided:
+    /// what it writes goes out ahead of the close frame.
+    func whileOpen(_ body: () -> Void) {
+        state.withLock { state in
+            guard state.closing == nil, !state.ended else { return }
+            body()
+        }
     }
 
     /// Ends the queue without a close frame of the server's (the client closed, or left).

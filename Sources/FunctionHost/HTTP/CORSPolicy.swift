@@ -4,7 +4,7 @@ import Hummingbird
 /// every response allows the caller's origin, so browser SDKs work from any page; with a list of
 /// web origins, only the listed ones (a page elsewhere gets a 403 preflight and no grant, so its
 /// browser sends nothing and reads nothing; `AuthMiddleware` refuses what is sent anyway).
-struct LeanCloudCORSMiddleware {
+struct CORSPolicy {
     typealias Context = HostRequestContext
 
     /// The origins granted.

@@ -5,12 +5,13 @@ import Logging
 /// One log line and one metrics record per request, once its answer is ready: request id (from
 /// Hummingbird's logger), method, route, status, duration and environment.
 ///
-/// Outside every middleware but `RequestFactsMiddleware`, so 401s and preflights are counted too,
-/// under the environment that one read from `X-LC-Prod`.
-struct ObservingMiddleware {
+/// `EdgeMiddleware` calls it after every other step but `RequestFactsReader`, so 401s and
+/// preflights are counted too, under the environment that one read from `X-LC-Prod`.
+struct RequestObserver {
     typealias Context = HostRequestContext
     let metrics: HostMetrics
 
+    /// Logs and counts `request`, answered with `status`, since `start`.
     func record(_ request: Request, _ context: Context, status: Int, environment: String, since start: ContinuousClock.Instant) {
         let duration = start.duration(to: .now)
         let route = context.endpointPath ?? "unmatched"

@@ -4,7 +4,7 @@ import Hummingbird
 /// Reads what every later step asks about a request once, first, into its context: the client's
 /// address (before the rate limit keys on it), the environment `X-LC-Prod` picks (for the log,
 /// the metrics and authentication alike) and the largest body its route reads.
-struct RequestFactsMiddleware {
+struct RequestFactsReader {
     typealias Context = HostRequestContext
     let proxies: TrustedProxies
     let bodyLimits: BodyLimits
