@@ -5,6 +5,11 @@ public protocol LiveQuerySink: AnyObject, Sendable {
     /// connection's queue is full: a slow consumer, which the sink closes itself (with the close
     /// code the README lists) rather than holding memory for it.
     func push(_ events: [LiveEvent]) -> Bool
+
+    /// The host lost events meant for this connection (its queue of committed changes
+    /// overflowed, `LiveQueryLimits.changeBacklog`): the sink closes with the close code the
+    /// README lists, so the client reconnects and subscribes again; it gets nothing more.
+    func eventsLost()
 }
 
 /// The subscriptions' side of a realtime connection: a connection that logged in with a

@@ -44,6 +44,10 @@ extension LiveQueryHub {
             HostMetrics.Gauge(name: "functionhost_livequery_events_dropped_total", labels: [], value: Double(statistics.eventsDropped)),
             HostMetrics.Gauge(
                 name: "functionhost_livequery_slow_connections_total", labels: [], value: Double(statistics.slowConnections)),
+            HostMetrics.Gauge(name: "functionhost_livequery_changes_lost_total", labels: [], value: Double(statistics.changesLost)),
+            HostMetrics.Gauge(
+                name: "functionhost_livequery_lost_event_connections_total", labels: [],
+                value: Double(statistics.lostEventConnections)),
         ]
     }
 }
