@@ -47,8 +47,11 @@ extension PostgresChangeFeed {
     public func watch(_ classes: Set<String>) async {
         guard shared.want(classes) else { return }
         do {
+            // Recorded even when another subscribe just wrote the class: this one waits for the
+            // version that holds it too (the row lock orders the two).
             let version = try await record()
             try await awaitLoaded(version)
+            shared.confirm(classes)
         } catch {
             logger.error("LiveQuery: the classes this host watches could not be recorded: \(String(reflecting: error))")
         }

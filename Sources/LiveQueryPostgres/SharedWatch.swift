@@ -19,6 +19,10 @@ final class SharedWatch: Sendable {
         var desired: Set<String> = []
         /// This host's classes as written to the table.
         var recorded: Set<String> = []
+        /// The recorded classes every live host was waited for: a subscribe to one of these
+        /// needs no wait. One only written may still be loading elsewhere (a subscribe at the same
+        /// moment as the one that wrote it waits too).
+        var confirmed: Set<String> = []
         /// Who waits for the next notification of the watch channel (or the next load).
         var waiters: [Int: AsyncStream<Void>.Continuation] = [:]
         var nextWaiter = 0
@@ -64,12 +68,18 @@ final class SharedWatch: Sendable {
     /// Whether the set is in force now (see `State.following`).
     var isFollowing: Bool { state.withLock { $0.following } }
 
-    /// Sets what this host wants recorded; whether that adds a class to what is recorded.
+    /// Sets what this host wants recorded; whether that adds a class to what every host was
+    /// waited for (then the caller records and waits).
     func want(_ classes: Set<String>) -> Bool {
         state.withLock { state in
             state.desired = classes
-            return !classes.isSubset(of: state.recorded)
+            return !classes.isSubset(of: state.confirmed)
         }
+    }
+
+    /// Every live host was waited for after `classes` were written.
+    func confirm(_ classes: Set<String>) {
+        state.withLock { $0.confirmed.formUnion(classes.intersection($0.recorded)) }
     }
 
     /// What this host wants recorded now, and whether it differs from what is.
@@ -79,7 +89,10 @@ final class SharedWatch: Sendable {
 
     /// What this host wrote.
     func wrote(_ classes: Set<String>) {
-        state.withLock { $0.recorded = classes }
+        state.withLock { state in
+            state.recorded = classes
+            state.confirmed.formIntersection(classes)
+        }
     }
 
     /// A stream with an element at each notification of the watch channel from now on, and how
