@@ -114,7 +114,19 @@ let package = Package(
                 "DataAPI",
                 "JSON",
                 .product(name: "Logging", package: "swift-log"),
-                // The change feed of several hosts follows a table of the shared database.
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The change feed of several hosts on one PostgreSQL database (a table they all write and
+        // follow): LiveQuery's `ChangeFeed` over the driver, kept out of LiveQuery, which names
+        // no SQL engine (DESIGN.md § Layout).
+        .target(
+            name: "LiveQueryPostgres",
+            dependencies: [
+                "DataAPI",
+                "JSON",
+                "LiveQuery",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
@@ -128,6 +140,7 @@ let package = Package(
                 "JSON",
                 "Hooks",
                 "LiveQuery",
+                "LiveQueryPostgres",
                 "RealtimeProtocol",
                 "Sandbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -249,7 +262,8 @@ let package = Package(
         .testTarget(
             name: "LiveQueryTests",
             dependencies: [
-                "DataAPI", "JSON", "LiveQuery", "TestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "DataAPI", "JSON", "LiveQuery", "LiveQueryPostgres", "TestSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -263,6 +277,7 @@ let package = Package(
                 "Functions",
                 "JSON",
                 "LiveQuery",
+                "LiveQueryPostgres",
                 "RealtimeProtocol",
                 "Sandbox",
                 "TestSupport",

@@ -5,6 +5,7 @@ public import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
 import LiveQuery
+import LiveQueryPostgres
 public import Logging
 import ServiceLifecycle
 
@@ -105,14 +106,16 @@ public enum FunctionHostServer {
         plain.answerLimits = configuration.answerLimits
         // Identity tokens expire on the server's clock, as logins lock on it.
         plain.authDataVerification.now = configuration.clock
-        // Every committed write is announced on the change feed LiveQuery's subscriptions hear; a
-        // feed only this host follows announces the classes they watch (others cost no read).
-        // On PostgreSQL, the database's feed: every host's writes reach every host's subscriptions.
+        // Every committed write of a watched class is announced on the change feed LiveQuery's
+        // subscriptions hear (others cost no read). On PostgreSQL, the database's feed: every
+        // host's writes of a class any host watches reach every host's subscriptions.
         let shared = configuration.changeFeed ?? databases.changeFeed
         if let feed = databases.changeFeed { metrics.addGauges { feed.statistics.gauges } }
         let feed = shared ?? LocalChangeFeed()
         let watched = WatchedClasses()
-        let interest: (@Sendable (String) -> Bool)? = shared == nil ? { @Sendable in watched.contains($0) } : nil
+        // A class this host's subscriptions watch, or one the feed says another host's do (a
+        // cached set: an unwatched write costs no statement).
+        let interest: @Sendable (String) -> Bool = { watched.contains($0) || feed.announces($0) }
         plain.listeners = configuration.writeListeners + [ChangeFeedPublisher(feed: feed, interest: interest)]
         let functionLogs = FunctionLogs()
         // Each environment loads the version it runs (the functions directory, at first start);

@@ -23,12 +23,16 @@ public final class LiveQueryHub: LiveQueryConnections {
     private let data: DataService
     private let table: SubscriptionTable
     private let changes: AsyncStream<CommittedChange>
+    /// Where the classes subscriptions watch are recorded, for the other hosts' publishers.
+    private let feed: any ChangeFeed
     private let environmentsShareData: Bool
     private let delivered = Atomic<Int>(0)
     private let dropped = Atomic<Int>(0)
     private let slowConnections = Atomic<Int>(0)
     /// The `$regex` evaluations the per-change budget (`StandingView.regexBudget`) cut short.
     private let regexTally = RegexBudgetTally()
+    private let changesLost = Atomic<Int>(0)
+    private let lostEventConnections = Atomic<Int>(0)
 
     /// How many subscriptions' events are worked out at once for one change.
     private static let concurrentViews = 16
@@ -51,6 +55,7 @@ public final class LiveQueryHub: LiveQueryConnections {
         self.environmentsShareData = environmentsShareData
         self.table = SubscriptionTable(limits: limits, now: now)
         self.changes = feed.changes()
+        self.feed = feed
     }
 
     // MARK: Subscriptions
@@ -85,6 +90,9 @@ public final class LiveQueryHub: LiveQueryConnections {
             Subscription(
                 id: id, queryID: queryID, query: query, caller: caller, owners: Self.owners(caller, client: client),
                 client: SubscriptionTable.clientKey(client)))
+        // Returns once every host announces writes of the class: one committed after this
+        // answer reaches the subscription, whichever host made it.
+        await feed.watch(table.watchedClasses)
         return LiveQuerySubscription(id: id, queryID: queryID)
     }
 
@@ -137,16 +145,54 @@ public final class LiveQueryHub: LiveQueryConnections {
     // MARK: Delivery
 
     /// Delivers the feed's changes until it ends or the task is cancelled. Call it once.
+    ///
+    /// The feed's changes are moved at once into a queue of at most `changeBacklog` (moving
+    /// costs no read, so the feed's own stream stays short); delivery takes them from there.
+    /// A change that finds the queue full is not delivered: `lose` ends the connections that
+    /// would have had an event of it.
     public func run() async {
-        for await change in changes { await deliver(change) }
+        let (queue, intake) = AsyncStream.makeStream(
+            of: CommittedChange.self, bufferingPolicy: .bufferingOldest(max(1, limits.changeBacklog)))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await change in self.changes {
+                    if case .dropped(let lost) = intake.yield(change) { self.lose(lost) }
+                }
+                intake.finish()
+            }
+            group.addTask {
+                for await change in queue { await self.deliver(change) }
+            }
+        }
     }
 
-    /// Works out and hands over every subscriber's event of one change, in the feed's order.
-    func deliver(_ change: CommittedChange) async {
+    /// A change that will not be delivered: what it changes of who subscribers are still
+    /// counts, and every connection of a subscription to its class is told it lost events (it
+    /// closes; the client subscribes again) and detached, rather than miss it unawares.
+    func lose(_ change: CommittedChange) {
+        changesLost.add(1, ordering: .relaxed)
+        account(change)
+        var told = Set<ObjectIdentifier>()
+        for target in table.targets(className: change.className, environment: environmentsShareData ? nil : change.environment) {
+            for sink in target.sinks where told.insert(ObjectIdentifier(sink)).inserted {
+                table.detach(sink, id: target.subscription.id)
+                lostEventConnections.add(1, ordering: .relaxed)
+                sink.eventsLost()
+            }
+        }
+    }
+
+    /// What a change alters of who subscribers are, applied whether or not it is delivered.
+    private func account(_ change: CommittedChange) {
         // A role changed: every subscriber's roles are walked again (this host's memos know of
         // its own role writes only; another host's arrive here).
         if change.className == "_Role" { table.renewCallers() }
         if change.className == "_User" { endSessions(change) }
+    }
+
+    /// Works out and hands over every subscriber's event of one change, in the feed's order.
+    func deliver(_ change: CommittedChange) async {
+        account(change)
         let targets = table.targets(className: change.className, environment: environmentsShareData ? nil : change.environment)
         guard !targets.isEmpty else { return }
         let events = await events(for: change, targets)
@@ -218,7 +264,8 @@ public final class LiveQueryHub: LiveQueryConnections {
         return LiveQueryStatistics(
             subscriptions: counts.subscriptions, subscriptionIDs: counts.ids, connections: counts.connections,
             eventsDelivered: delivered.load(ordering: .relaxed), eventsDropped: dropped.load(ordering: .relaxed),
-            slowConnections: slowConnections.load(ordering: .relaxed), regexEvaluationsCutShort: regexTally.cutShort)
+            slowConnections: slowConnections.load(ordering: .relaxed), regexEvaluationsCutShort: regexTally.cutShort,
+            changesLost: changesLost.load(ordering: .relaxed), lostEventConnections: lostEventConnections.load(ordering: .relaxed))
     }
 }
 
@@ -238,4 +285,8 @@ public struct LiveQueryStatistics: Sendable, Hashable {
     public var slowConnections: Int
     /// `$regex` evaluations the per-change budget cut short (counted as no match), since the start.
     public var regexEvaluationsCutShort: Int
+    /// Changes not delivered because the host's queue of changes was full, since the start.
+    public var changesLost: Int
+    /// Connections closed because a change of their subscriptions' classes was lost.
+    public var lostEventConnections: Int
 }

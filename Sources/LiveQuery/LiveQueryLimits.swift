@@ -35,6 +35,10 @@ public struct LiveQueryLimits: Sendable, Hashable {
     public var maxQueryWeight = 500
     /// The most bytes of a subscription's `query` as JSON.
     public var maxQueryBytes = 16 * 1024
+    /// The most committed changes waiting for delivery on this host. Past it a change is not
+    /// queued: the connections of its class's subscriptions are closed (they would miss it) and
+    /// the SDKs reconnect and subscribe again.
+    public var changeBacklog = 10_000
     /// The longest subscription id, in bytes.
     public var maxIDLength = 128
 

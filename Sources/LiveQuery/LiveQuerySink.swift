@@ -6,6 +6,11 @@ public protocol LiveQuerySink: AnyObject, Sendable {
     /// code the README lists) rather than holding memory for it.
     func push(_ events: [LiveEvent]) -> Bool
 
+    /// The host lost events meant for this connection (its queue of committed changes
+    /// overflowed, `LiveQueryLimits.changeBacklog`): the sink closes with the close code the
+    /// README lists, so the client reconnects and subscribes again; it gets nothing more.
+    func eventsLost()
+
     /// The client address the connection came from (what a trusted proxy names, else the peer).
     /// A subscription's events go only to connections from the address that made it: knowing
     /// someone's subscription id is not enough to receive its events. Nil for an in-process

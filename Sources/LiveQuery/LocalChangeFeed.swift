@@ -29,6 +29,9 @@ public final class LocalChangeFeed: ChangeFeed {
         return stream
     }
 
+    /// No other host follows this feed: only this host's own subscriptions ask for writes.
+    public func announces(_ className: String) -> Bool { false }
+
     /// Ends every stream.
     public func finish() {
         let open = streams.withLock { streams in

@@ -230,6 +230,15 @@ final class SubscriptionTable: Sendable {
         }
     }
 
+    /// Every class `watches` says yes to now (what the change feed records for other hosts).
+    var watchedClasses: Set<String> {
+        state.withLock { state in
+            var classes = Set(state.classCounts.keys)
+            if state.subscriptionCount > 0 { classes.formUnion(["_Role", "_User"]) }
+            return classes
+        }
+    }
+
     /// How many subscriptions, subscription ids and connections the table holds.
     var counts: (subscriptions: Int, ids: Int, connections: Int) {
         state.withLock { ($0.subscriptionCount, $0.clients.count, $0.connectionCount) }

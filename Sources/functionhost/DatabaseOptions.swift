@@ -20,13 +20,14 @@ struct DatabaseOptions: ParsableArguments {
     var stagingDatabase: String?
 
     @Flag(
-        name: .customLong("livequery-across-hosts"),
+        name: .customLong("livequery-across-hosts"), inversion: .prefixedNo,
         help: """
-            With --database: LiveQuery subscribers hear writes made on every host sharing it, through \
-            a change table in the database (each write of an app class then costs one more short \
-            transaction). Without it, a host's subscribers hear the writes made through that host.
+            With --database (on by default): LiveQuery subscribers hear writes made on every host \
+            sharing it, through a change table in the database (each write of a class some host's \
+            subscriptions watch costs one more short transaction). With --no-livequery-across-hosts, \
+            a host's subscribers hear the writes made through that host only.
             """)
-    var liveQueryAcrossHosts = false
+    var liveQueryAcrossHosts = true
 
     /// Applies the options (and `DATABASE_URL`) to a configuration.
     func apply(to configuration: inout HostConfiguration, environment: [String: String]) throws {

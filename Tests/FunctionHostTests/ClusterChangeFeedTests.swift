@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import JSON
 import LiveQuery
+import LiveQueryPostgres
 import TestSupport
 import Testing
 
@@ -20,12 +21,15 @@ import Testing
         defer {
             for directory in [directoryA, directoryB] { try? FileManager.default.removeItem(atPath: directory) }
         }
-        try await TestServer.run(dataDirectory: directoryA, configure: { $0.database = location; $0.liveQueryAcrossHosts = true }) { a in
-            try await TestServer.run(dataDirectory: directoryB, configure: { $0.database = location; $0.liveQueryAcrossHosts = true }) { b in
+        try await TestServer.run(dataDirectory: directoryA, configure: { $0.database = location }) { a in
+            try await TestServer.run(dataDirectory: directoryB, configure: { $0.database = location }) { b in
                 // A third follower of the table, opened before the writes: it hears what every
                 // host hears.
                 let observer = try await PostgresChangeFeed.open(location: location, isCurrent: { _ in true })
                 let following = Task { await observer.run() }
+                // It watches the class, as a host with a subscription to it would: both hosts
+                // announce its writes once this returns.
+                await observer.watch(["Todo"])
                 let heard = Self.collect(3, from: observer.changes())
                 let id = try await a.create("Todo", ["title": "from A"])
                 #expect(try await b.put("/1.1/classes/Todo/\(id)", ["title": "from B"]).status == .ok)
@@ -71,6 +75,30 @@ import Testing
                 #expect(try #require(Self.gauge("functionhost_livequery_feed_published_total", in: metricsA)) >= 3)
                 #expect(try #require(Self.gauge("functionhost_livequery_feed_received_total", in: metricsB)) >= 3)
                 #expect(Self.gauge("functionhost_livequery_feed_reconnects_total", in: metricsB) == 0)
+            }
+        }
+    }
+
+    @Test func aWriteOnOneHostJustAfterASubscribeOnAnotherReturnsReachesTheSubscriber() async throws {
+        let location = try #require(TestDatabase.server).inSchema("t_cluster_" + Self.uniqueSuffix())
+        // The default configuration: across hosts is on for PostgreSQL.
+        try await LiveQueryServer.run(database: location) { a, hubA in
+            try await LiveQueryServer.run(database: location) { b, hubB in
+                // Neither host watches anything yet: A announces no write of these classes.
+                for className in ["Race0", "Race1", "Race2"] { #expect(!hubA.watches(className)) }
+                // Each round: B's client is connected, subscribes to a class no host watched, and
+                // A writes it as soon as the subscribe is answered.
+                for round in 0..<3 {
+                    let className = "Race\(round)"
+                    let id = "livequery-race\(round)"
+                    let sink = await LiveQueryServer.connect(hubB, id)
+                    _ = try await LiveQueryServer.subscribe(b, ["className": .string(className), "where": [:]], id: id, headers: Headers.master)
+                    let written = try await a.create(className, ["round": .int(Int64(round))])
+                    let event = try #require(await sink.json(1), "\(sink.events)")
+                    #expect(event["op"]?.stringValue == "create" && event["object"]?["objectId"]?.stringValue == written)
+                }
+                let metricsA = try await a.get("/metrics", headers: Headers.master).text
+                #expect(try #require(Self.gauge("functionhost_livequery_feed_published_total", in: metricsA)) >= 3)
             }
         }
     }

@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import JSON
 import LiveQuery
+import LiveQueryPostgres
 import Logging
 import TestSupport
 import Testing
@@ -29,8 +30,6 @@ enum LiveQueryServer {
             host: "127.0.0.1", port: 0, dataDirectory: directory, functionsDirectory: directory, keys: TestServer.keys,
             functions: functions)
         configuration.database = database ?? TestDatabase.location(for: directory)
-        // A schema shared with other servers is followed through its change table, as hosts do.
-        configuration.liveQueryAcrossHosts = database != nil
         let logger = Logger(label: "livequery")
         let databases = try await Databases.open(configuration, logger: logger)
         do {

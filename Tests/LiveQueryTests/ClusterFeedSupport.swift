@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import JSON
 import LiveQuery
+import LiveQueryPostgres
 import PostgresNIO
 import TestSupport
 import Testing

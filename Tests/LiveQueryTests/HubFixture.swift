@@ -15,7 +15,7 @@ struct HubFixture: Sendable {
 
     static func run(
         limits: LiveQueryLimits = LiveQueryLimits(), now: @escaping @Sendable () -> Date = { Date() },
-        _ body: @Sendable (HubFixture) async throws -> Void
+        hooks: (any WriteHooks)? = nil, _ body: @Sendable (HubFixture) async throws -> Void
     ) async throws {
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -29,6 +29,7 @@ struct HubFixture: Sendable {
         }
         let feed = LocalChangeFeed()
         var data = DataService(storage: storage)
+        data.hooks = hooks
         data.listeners = [ChangeFeedPublisher(feed: feed)]
         let hub = LiveQueryHub(data: data, feed: feed, limits: limits, now: now)
         let fixture = HubFixture(

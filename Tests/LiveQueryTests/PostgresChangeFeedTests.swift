@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import JSON
 import LiveQuery
+import LiveQueryPostgres
 import PostgresNIO
 import TestSupport
 import Testing

@@ -17,6 +17,7 @@ package final class RecordingSink: LiveQuerySink {
     private let capacity: Int
     /// The client address the connection came from; nil for none (in-process).
     package let client: String?
+    private let (losses, lossSignal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     /// A sink that takes up to `capacity` events in all, as a connection from `client`.
     package init(capacity: Int = .max, client: String? = nil) {
@@ -36,6 +37,29 @@ package final class RecordingSink: LiveQuerySink {
         guard let ready else { return false }
         for continuation in ready { continuation.resume(returning: true) }
         return true
+    }
+
+    /// Records that the hub lost events for it; `lossReported` ends its wait.
+    package func eventsLost() {
+        lossSignal.yield()
+    }
+
+    /// Whether the hub reported lost events within `limit` (or before).
+    package func lossReported(within limit: Duration = .seconds(20)) async -> Bool {
+        let signal = losses
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                for await _ in signal { return true }
+                return false
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
     }
 
     /// Every event so far.

@@ -40,7 +40,7 @@ both /1.1/classes/Bench scripts/bench/create.lua; TWO_CREATE=$BOTH
 both "/1.1/classes/Big?$Q_SMALL" scripts/bench/auth.lua; TWO_QUERY=$BOTH
 
 # LiveQuery across two hosts: two more hosts on the database, with --livequery-across-hosts (the
-# hosts above run without it, as PostgreSQL hosts do by default).
+# default; the hosts above have it too, and announce none of their writes: no host watches Bench).
 if [ "$LQ_SUBSCRIBERS" -gt 0 ]; then
     LQ_A=18185
     LQ_B=18186

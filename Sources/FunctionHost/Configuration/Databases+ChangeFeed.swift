@@ -1,12 +1,13 @@
 import DataAPI
 import LiveQuery
+import LiveQueryPostgres
 import Logging
 
 extension Databases {
     /// The change feed of a host whose production data is on PostgreSQL: the database's change
     /// table, which every host sharing it writes and follows, so a write on any host reaches
-    /// LiveQuery's subscribers on all of them, when `liveQueryAcrossHosts` asks for it. Nil
-    /// otherwise, and on SQLite: the host's feed stays in process.
+    /// LiveQuery's subscribers on all of them, unless `liveQueryAcrossHosts` is off. Nil then,
+    /// and on SQLite: the host's feed stays in process.
     ///
     /// Staging's writes go through the same table (each change says its environment), whether
     /// staging shares production's database or has its own: a change is checked against the

@@ -1,6 +1,7 @@
 package import DataAPI
 import Foundation
 import LiveQuery
+import LiveQueryPostgres
 package import Logging
 import ServiceLifecycle
 

@@ -46,11 +46,11 @@ public struct HostConfiguration: Sendable {
     /// (`LocalChangeFeed`): several hosts on one PostgreSQL database set one that goes through it.
     public var changeFeed: (any ChangeFeed)?
     /// Whether LiveQuery subscribers hear writes made on other hosts sharing the PostgreSQL
-    /// database (its change table). Off by default: it announces every write of every app class
-    /// through the database, subscribed or not (a read of the object and a short transaction under
-    /// a lock all hosts share), which an app without LiveQuery should not pay; off, each host's
-    /// subscribers hear the writes made through that host.
-    public var liveQueryAcrossHosts = false
+    /// database (its change table). On by default: a write of a class some host's subscriptions
+    /// watch (recorded in the database, with a lease) is announced through it (a read of the
+    /// object and a short transaction under a lock all hosts share); other writes cost a lookup in
+    /// memory. Off, each host's subscribers hear the writes made through that host only.
+    public var liveQueryAcrossHosts = true
     /// The bounds of LiveQuery's subscriptions (how many, how large, how long without a connection).
     public var liveQueryLimits = LiveQueryLimits()
     /// Where each environment's cloud code may send HTTP requests, keyed by environment name

@@ -46,6 +46,10 @@ extension LiveQueryHub {
                 name: "functionhost_livequery_slow_connections_total", labels: [], value: Double(statistics.slowConnections)),
             HostMetrics.Gauge(
                 name: "functionhost_livequery_regex_cut_short_total", labels: [], value: Double(statistics.regexEvaluationsCutShort)),
+            HostMetrics.Gauge(name: "functionhost_livequery_changes_lost_total", labels: [], value: Double(statistics.changesLost)),
+            HostMetrics.Gauge(
+                name: "functionhost_livequery_lost_event_connections_total", labels: [],
+                value: Double(statistics.lostEventConnections)),
         ]
     }
 }

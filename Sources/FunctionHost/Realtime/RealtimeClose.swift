@@ -28,6 +28,10 @@ struct RealtimeClose: Sendable, Hashable {
     /// SDKs reconnect, log in and subscribe again, and the subscriptions resume.
     static let slowConsumer = RealtimeClose(
         code: 4120, reason: "Events were read too slowly: reconnect and resubscribe.", label: "slow_consumer")
+    /// The server's queue of changes overflowed and an event of the connection's subscriptions
+    /// was lost (4121, this server's own): the SDKs reconnect, log in and subscribe again.
+    static let eventsLost = RealtimeClose(
+        code: 4121, reason: "The server fell behind and lost events: reconnect and resubscribe.", label: "events_lost")
     /// A frame that is no command of the dialect (1007, RFC 6455's "invalid payload data").
     static func malformed(_ why: String) -> RealtimeClose {
         RealtimeClose(code: 1007, reason: "Malformed frame: \(why).", label: "malformed")

@@ -169,4 +169,8 @@ final class RealtimeLogin: LiveQuerySink {
         guard !events.isEmpty else { return outbox.closing == nil }
         return outbox.push(events, installationID: installationID)
     }
+
+    func eventsLost() {
+        outbox.close(.eventsLost)
+    }
 }

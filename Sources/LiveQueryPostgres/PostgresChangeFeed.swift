@@ -1,6 +1,8 @@
 package import DataAPI
+public import LiveQuery
 package import Logging
 internal import PostgresNIO
+import Foundation
 import Synchronization
 
 /// The change feed of several hosts sharing one PostgreSQL database: a change table every host
@@ -36,6 +38,12 @@ public final class PostgresChangeFeed: ChangeFeed {
     /// The channel notifications are sent on: one per schema, so apps (or tests) that share a
     /// database don't wake each other.
     let channel: String
+    /// The notification channel of the watched classes (`PostgresChangeFeed+Watch`).
+    let watchChannel: String
+    /// This host's id in the watch tables: one per feed opened.
+    let hostID = UUID().uuidString.lowercased()
+    /// The classes every host watches, as this host last loaded them.
+    let shared = SharedWatch()
     /// Hands each change read to this host's streams.
     private let fanOut = LocalChangeFeed()
     /// The number of the last change handed to the streams.
@@ -60,7 +68,7 @@ public final class PostgresChangeFeed: ChangeFeed {
     ) async throws -> PostgresChangeFeed {
         let feed = PostgresChangeFeed(
             client: PostgresClient(configuration: try configuration(location, settings), backgroundLogger: quiet),
-            channel: channel(for: location.schema), settings: settings, isCurrent: isCurrent, logger: logger)
+            channel: channel(for: location.schema), schema: location.schema, settings: settings, isCurrent: isCurrent, logger: logger)
         do {
             try await feed.migrate(schema: location.schema)
             feed.cursor.withLock { $0 = 0 }
@@ -74,11 +82,12 @@ public final class PostgresChangeFeed: ChangeFeed {
     }
 
     private init(
-        client: PostgresClient, channel: String, settings: PostgresChangeFeedSettings,
+        client: PostgresClient, channel: String, schema: String?, settings: PostgresChangeFeedSettings,
         isCurrent: @escaping @Sendable (CommittedChange) async -> Bool, logger: Logger
     ) {
         self.client = client
         self.channel = channel
+        self.watchChannel = Self.watchChannel(for: schema)
         self.settings = settings
         self.isCurrent = isCurrent
         self.logger = logger
@@ -116,12 +125,14 @@ public final class PostgresChangeFeed: ChangeFeed {
         fanOut.changes()
     }
 
-    /// Follows the table and trims it until cancelled, reconnecting after the back-off when the
+    /// Follows the table and the watched classes and trims the table until cancelled, reconnecting after the back-off when the
     /// connection drops; then ends every stream.
     public func run() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.follow() }
             group.addTask { await self.trimPeriodically() }
+            group.addTask { await self.followWatches() }
+            group.addTask { await self.renewPeriodically() }
             await group.next()
             group.cancelAll()
         }

@@ -1,4 +1,5 @@
 package import DataAPI
+package import LiveQuery
 import JSON
 internal import NIOSSL
 package import PostgresNIO
@@ -45,6 +46,7 @@ extension PostgresChangeFeed {
                 logger: Self.quiet)
             try await connection.query(
                 "INSERT INTO fh_change_trim (id, upto) VALUES (1, 0) ON CONFLICT (id) DO NOTHING", logger: Self.quiet)
+            try await Self.migrateWatch(on: connection)
         }
     }
 

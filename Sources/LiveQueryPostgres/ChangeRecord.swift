@@ -1,4 +1,5 @@
 import DataAPI
+import LiveQuery
 import JSON
 
 /// A change as a row of the change table holds it: one JSON object.

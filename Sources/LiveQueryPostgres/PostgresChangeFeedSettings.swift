@@ -15,6 +15,13 @@ public struct PostgresChangeFeedSettings: Sendable {
     public var statementBudget: Duration = .seconds(5)
     /// The connections the feed's publishers share (the follower has one more of its own).
     public var poolSize: Int = 4
+    /// How long a host's record of the classes its subscriptions watch lasts unless renewed (30 s
+    /// by default; renewed at a third of it): a host that stopped renewing no longer makes the
+    /// others announce its classes.
+    public var watchLease: Duration = .seconds(30)
+    /// How long a subscribe to a class no host watched waits at most for every live host to
+    /// load it (5 s by default); past it the subscribe returns and the laggard is logged.
+    public var watchAcknowledgement: Duration = .seconds(5)
     /// Waits before the follower's `attempt`-th reconnection in a row (1, 2, ...); throwing
     /// stops the follower. By default 100 ms doubled at each attempt, at most 10 s.
     public var backOff: @Sendable (_ attempt: Int) async throws -> Void = { attempt in
