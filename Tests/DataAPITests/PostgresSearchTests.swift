@@ -88,6 +88,42 @@ struct PostgresSearchTests {
         }
     }
 
+    /// Relevance is `ts_rank`, best first, then objectId; `.keys` orders by fields with `_score`
+    /// as the rank where it stands, objectId last; `hits` counts past the window.
+    @Test func ordersByRankOrByKeysThenObjectId() async throws {
+        try await StorageEngineTests.withPostgres { storage in
+            try await storage.setSearch("Doc", to: SearchSettings(className: "Doc", fields: ["title"]))
+            var ids: [String: String] = [:]
+            for (name, title, n) in [("b", "apple banana", 1), ("a", "apple apple apple", 1), ("c", "apple pie", 2), ("d", "pear", 0)] {
+                var changes = ObjectChanges(fields: ["title": .set(.string(title)), "n": .set(.int(Int64(n)))])
+                changes.objectId = "id_\(name)"
+                ids[name] = try await storage.create("Doc", changes: changes).objectId
+            }
+            func search(_ order: SearchOrder, window: Int = 10) async throws -> SearchMatches {
+                let match = try #require(SearchAnalyzer.match("apple"))
+                return try await storage.search(
+                    SearchPlan(className: "Doc", expression: .text(match), restriction: nil, order: order, window: window))
+            }
+            let best = try await search(.relevance)
+            #expect(best.ids == ["id_a", "id_b", "id_c"])
+            #expect(try await search(.keys([SortKey(key: "_score", descending: true)])).ids == best.ids)
+            #expect(try await search(.keys([SortKey(key: "_score", descending: false)])).ids == ["id_b", "id_c", "id_a"])
+            #expect(try await search(.keys([SortKey(key: "n", descending: false)])).ids == ["id_a", "id_b", "id_c"])
+            #expect(
+                try await search(.keys([SortKey(key: "n", descending: false), SortKey(key: "_score", descending: false)])).ids
+                    == ["id_b", "id_a", "id_c"])
+            let window = try await search(.keys([SortKey(key: "n", descending: true)]), window: 2)
+            #expect(window.ids == ["id_c", "id_a"])
+            #expect(window.hits == 3)
+            #expect(try await search(.relevance, window: 0) == SearchMatches(ids: [], hits: 3))
+            let restricted = try await storage.search(
+                SearchPlan(
+                    className: "Doc", expression: .everything, restriction: .compare(key: "n", .greaterOrEqual, .int(1)),
+                    order: .relevance, window: 10))
+            #expect(restricted == SearchMatches(ids: ["id_a", "id_b", "id_c"], hits: 3))
+        }
+    }
+
     /// Turning search off drops the index in the same transaction as the settings; a search of
     /// the class is then 101, and its writes go back to one statement. At most
     /// `SearchSettings.maxClasses` classes are searched.
