@@ -63,20 +63,41 @@ struct SearchScrolls {
         guard row.fields["request"]?.stringValue == request else {
             throw DataAPIError(.invalidQuery, "This sid pages another search: send the same q, clazz and order as its first page.")
         }
-        let entries = row.fields["entries"]?.stringValue.map { $0.split(separator: ",").map(String.init) } ?? []
+        var entries = row.fields["entries"]?.stringValue.map { $0.split(separator: ",").map(String.init) } ?? []
+        if case .string(let className)? = row.fields["className"], !className.isEmpty {
+            entries = entries.map { className + "/" + $0 }
+        }
         return Scroll(
             objectId: row.objectId, entries: entries, position: Int(row.fields["position"]?.intValue ?? 0),
             hits: Int(row.fields["hits"]?.intValue ?? 0))
     }
 
-    /// Keeps a new scroll standing at `position` of `entries`; answers its sid.
-    func create(request: String, entries: [String], position: Int, hits: Int) async throws -> String {
+    /// How many bytes of entries one scroll keeps: its row stays under the 128 KB an object may
+    /// hold, so a scroll pages through the first few thousand results (about 4 800 of one class).
+    static let maxEntryBytes = 120_000
+
+    /// Keeps a new scroll standing at `position` of `entries` (those that fit in
+    /// `maxEntryBytes`); answers its sid, or nil when no entry past `position` fits.
+    func create(request: String, entries: [String], position: Int, hits: Int) async throws -> String? {
+        // One class's entries are kept as bare ids.
+        let classes = Set(entries.map { $0.prefix(while: { $0 != "/" }) })
+        let className = classes.count == 1 ? String(classes.first!) : ""
+        var kept: [Substring] = []
+        var bytes = 0
+        for entry in entries {
+            let stored = className.isEmpty ? Substring(entry) : entry.dropFirst(className.utf8.count + 1)
+            bytes += stored.utf8.count + 1
+            if bytes > Self.maxEntryBytes { break }
+            kept.append(stored)
+        }
+        guard position < kept.count else { return nil }
         try await sweep()
         let sid = Self.randomSID()
         var changes = ObjectChanges()
         changes.fields = [
             "sid": .set(.string(sid)), "owner": .set(.string(owner)), "request": .set(.string(request)),
-            "entries": .set(.string(entries.joined(separator: ","))), "position": .set(.int(Int64(position))),
+            "className": .set(.string(className)),
+            "entries": .set(.string(kept.joined(separator: ","))), "position": .set(.int(Int64(position))),
             "hits": .set(.int(Int64(hits))), "expiresAt": .set(.double(now + Self.lifetime)), "ACL": .set([:]),
         ]
         _ = try await storage.create(Self.className, changes: changes)
