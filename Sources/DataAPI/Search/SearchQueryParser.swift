@@ -1,4 +1,4 @@
-public import JSON
+package import JSON
 
 /// Parses LeanCloud's search query (`q`, the subset of Elasticsearch's query-string syntax this
 /// host offers) into a `SearchExpression` for one class.
