@@ -84,6 +84,17 @@ extension OpenAPIDocument {
         APIOperation("post", "/schemas/{className}", tag: "Objects", "Create a class with no objects: Parse's {\"fields\", \"classLevelPermissions\"} or LeanCloud's permissions (master key).", access: .master, body: APIOperation.object(["className": "string", "fields": "object", "classLevelPermissions": "object", "permissions": "object"])),
         APIOperation("put", "/schemas/{className}", tag: "Objects", "Set a class's permissions (making the class when it doesn't exist): LeanCloud's {\"permissions\", \"schema\"} export shape, or Parse's fields and classLevelPermissions (master key).", access: .master, body: APIOperation.object(["permissions": "object", "schema": "object", "fields": "object", "classLevelPermissions": "object"])),
         APIOperation("get", "/date", tag: "Objects", "The server's clock, as a Date.", access: .open),
+        APIOperation(
+            "get", "/search/select", tag: "Objects",
+            "Full-text search (LeanCloud's in-app search): answers {results (with _app_url, _deeplink, _highlight), hits, sid}.",
+            query: ["q", "clazz", "limit", "skip", "sid", "fields", "highlights", "include", "order", "sort", "returnACL"].map {
+                .init(name: $0, type: $0 == "limit" || $0 == "skip" ? "integer" : "string", description: "As LeanCloud's /search/select.")
+            }, answer: APIOperation.object(["results": "array", "hits": "integer", "sid": "string"])),
+        APIOperation("get", "/search/classes", tag: "Objects", "The classes search is on for, and their fields (master key).", access: .master),
+        APIOperation(
+            "put", "/search/classes/{className}", tag: "Objects", "Turn search on for a class's fields, or change them (master key).",
+            access: .master, body: APIOperation.object(["fields": "array"], required: ["fields"])),
+        APIOperation("delete", "/search/classes/{className}", tag: "Objects", "Turn search off for a class (master key).", access: .master),
     ]
 
     /// Users, sessions, roles and verification.
