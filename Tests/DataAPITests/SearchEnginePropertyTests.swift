@@ -101,6 +101,10 @@ import Testing
                 #expect(matches.hits == expected.count, "seed \(seed) round \(round)")
                 if !expected.isEmpty, expected.count < visible.count { telling += 1 }
             }
+            if let sqlite = storage as? SQLiteStorage {
+                let disagreements = try await sqlite.searchIndexDisagreements("P")
+                #expect(disagreements.objects.isEmpty && disagreements.orphans == 0)
+            }
             #expect(telling >= 40, "seed \(seed): \(telling) rounds selected some objects but not all")
         }
     }

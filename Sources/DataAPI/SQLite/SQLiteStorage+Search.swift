@@ -130,6 +130,34 @@ extension SQLiteStorage {
         try index.insert(rowid: rowid, document: new, db)
     }
 
+    /// Where a class's index and its rows disagree: the objects whose index row isn't what the
+    /// analyzer makes of them now (missing, stale), and how many index rows have no object. Both
+    /// empty when they agree, as every write keeps them, a kill -9 included (`SearchCrashTests`).
+    ///
+    /// - Throws: 304 when FTS5's own integrity check finds its structures damaged.
+    func searchIndexDisagreements(_ className: String) async throws -> (objects: [String], orphans: Int) {
+        guard let index = searchIndex(of: className) else { return ([], 0) }
+        return try await write(budget: .offline) { db in
+            try db.execute(sql: "INSERT INTO \"\(index.ftsTable)\" (\"\(index.ftsTable)\") VALUES ('integrity-check')")
+            let columns = (0..<index.fields.count * 2).map { "s.\(SQLiteSearchIndex.column($0 % index.fields.count, unigram: $0 >= index.fields.count))" }
+            let rows = try Row.fetchCursor(
+                db,
+                sql: "SELECT o.id, o.doc, s.rowid AS indexed, \(columns.joined(separator: ", ")) FROM \"\(index.table)\" o "
+                    + "LEFT JOIN \"\(index.ftsTable)\" s ON s.rowid = o.rowid")
+            var objects: [String] = []
+            while let row = try rows.next() {
+                let doc: String = row["doc"]
+                guard case .object(let fields) = try JSONValue.parsed(Array(doc.utf8)) else { continue }
+                let stored: [String]? = (row["indexed"] as Int64?).map { _ in columns.indices.map { row[3 + $0] as String } }
+                if stored != index.values(of: fields) { objects.append(row["id"]) }
+            }
+            let orphans = try Int.fetchOne(
+                db,
+                sql: "SELECT COUNT(*) FROM \"\(index.ftsTable)\" WHERE rowid NOT IN (SELECT rowid FROM \"\(index.table)\")") ?? 0
+            return (objects, orphans)
+        }
+    }
+
     /// Every class's search settings as recorded.
     static func loadSettings(_ db: Database) throws -> [SearchSettings] {
         try Row.fetchAll(db, sql: "SELECT class, fields FROM search_classes").map { row in
