@@ -29,7 +29,7 @@ extension SQLiteStorage {
                 guard current != nil, let entry = try self.entry(className, db) else { return nil }
                 try db.execute(sql: "DELETE FROM search_classes WHERE class = ?", arguments: [className])
                 try db.execute(sql: "DROP TABLE IF EXISTS \"\(SQLiteSearchIndex(table: entry.table, fields: []).ftsTable)\"")
-                db.afterNextTransaction(onCommit: { _ in self.searchIndexes.withLock { $0[className] = nil } })
+                db.afterNextTransaction(onCommit: { _ in self.searchIndexes.withLock { $0.byClass[className] = nil } })
                 return nil
             }
             try SearchLimits.check(settings, otherClasses: others)
@@ -43,7 +43,7 @@ extension SQLiteStorage {
             let fields = String(decoding: JSONValue.array(settings.fields.map(JSONValue.string)).jsonBytes, as: UTF8.self)
             try db.execute(
                 sql: "INSERT OR REPLACE INTO search_classes (class, fields) VALUES (?, ?)", arguments: [className, fields])
-            db.afterNextTransaction(onCommit: { _ in self.searchIndexes.withLock { $0[className] = index } })
+            db.afterNextTransaction(onCommit: { _ in self.searchIndexes.withLock { $0.byClass[className] = index } })
             return existing == nil ? entry : nil
         }
         if let created { remember(className, [:], table: created.table) }
@@ -116,14 +116,26 @@ extension SQLiteStorage {
         return SearchMatches(ids: ids, hits: hits)
     }
 
-    /// The index a write of `className` keeps current, if search is on for it.
-    func searchIndex(of className: String) -> SQLiteSearchIndex? {
-        searchIndexes.withLock { $0[className] }
+    /// The index a write of `className` keeps current, if search is on for it; called inside
+    /// the writer's transaction.
+    ///
+    /// This engine's own `setSearch` changes the cache when it commits, on the writer's queue
+    /// before the next write runs. Another process (`functionhost import`) or engine on the same
+    /// file changes `data_version` when it commits: the settings are then read again, in this
+    /// transaction, so no write ever misses an index another process turned on.
+    func searchIndex(of className: String, _ db: Database) throws -> SQLiteSearchIndex? {
+        let version = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
+        if let cached = searchIndexes.withLock({ $0.version == version ? Optional($0.byClass[className]) : nil }) {
+            return cached
+        }
+        let indexes = try Self.loadSearchIndexes(db)
+        searchIndexes.withLock { $0 = SQLiteSearchIndexes(version: version, byClass: indexes) }
+        return indexes[className]
     }
 
     /// Re-indexes the row `id` after a write changed its document, when an indexed field changed.
     func reindex(_ className: String, id: String, old: [String: JSONValue], new: [String: JSONValue], _ db: Database) throws {
-        guard let index = searchIndex(of: className), !index.indexesSame(old, new) else { return }
+        guard let index = try searchIndex(of: className, db), !index.indexesSame(old, new) else { return }
         try index.delete(ids: [id], db)
         guard let rowid = try Int64.fetchOne(db, sql: "SELECT rowid FROM \"\(index.table)\" WHERE id = ?", arguments: [id])
         else { return }
@@ -136,8 +148,8 @@ extension SQLiteStorage {
     ///
     /// - Throws: 304 when FTS5's own integrity check finds its structures damaged.
     func searchIndexDisagreements(_ className: String) async throws -> (objects: [String], orphans: Int) {
-        guard let index = searchIndex(of: className) else { return ([], 0) }
-        return try await write(budget: .offline) { db in
+        try await write(budget: .offline) { db in
+            guard let index = try self.searchIndex(of: className, db) else { return ([], 0) }
             try db.execute(sql: "INSERT INTO \"\(index.ftsTable)\" (\"\(index.ftsTable)\") VALUES ('integrity-check')")
             let columns = (0..<index.fields.count * 2).map { "s.\(SQLiteSearchIndex.column($0 % index.fields.count, unigram: $0 >= index.fields.count))" }
             let rows = try Row.fetchCursor(
