@@ -7,7 +7,8 @@ import Synchronization
 extension SQLiteStorage {
     /// How long building a class's index may hold the writer: a master-key action that reads
     /// every row of the class, so a request's budget would refuse a large class (about
-    /// 10 000 documents a second are indexed; writes wait meanwhile).
+    /// 6 700 two-field documents a second were indexed by a debug build on a loaded two-core
+    /// machine; writes wait meanwhile).
     static let searchBuildTime: Duration = .seconds(600)
 
     package func searchSettings() async throws -> [SearchSettings] {
