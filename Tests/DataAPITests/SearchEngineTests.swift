@@ -250,6 +250,8 @@ import Testing
             #expect(await code(SearchSettings(className: "A", fields: ["objectId"])) == 105)
             #expect(await code(SearchSettings(className: "A", fields: ["ACL"])) == 105)
             #expect(await code(SearchSettings(className: "_ClassSettings", fields: ["a"])) == 119)
+            #expect(await code(SearchSettings(className: "_User", fields: ["username", "sessionToken"])) == 105)
+            #expect(await code(SearchSettings(className: "_User", fields: ["password"])) == 105)
             #expect(await code(SearchSettings(className: "bad-name", fields: ["a"])) == 103)
             for index in 0..<SearchSettings.maxClasses {
                 #expect(await code(SearchSettings(className: "C\(index)", fields: ["a"])) == nil)
