@@ -87,28 +87,8 @@ struct SQLiteSearchCompiler {
     /// Folds `*`, what matches nothing and double negations away.
     static func simplify(_ node: Node) -> Node {
         switch node {
-        case .and(let parts):
-            var kept: [Node] = []
-            for part in parts.map(simplify) {
-                switch part {
-                case .nothing: return .nothing
-                case .everything: continue
-                case .and(let inner): kept += inner
-                default: kept.append(part)
-                }
-            }
-            return kept.isEmpty ? .everything : kept.count == 1 ? kept[0] : .and(kept)
-        case .or(let parts):
-            var kept: [Node] = []
-            for part in parts.map(simplify) {
-                switch part {
-                case .everything: return .everything
-                case .nothing: continue
-                case .or(let inner): kept += inner
-                default: kept.append(part)
-                }
-            }
-            return kept.isEmpty ? .nothing : kept.count == 1 ? kept[0] : .or(kept)
+        case .and(let parts): return flatten(parts.map(simplify), and: true)
+        case .or(let parts): return flatten(parts.map(simplify), and: false)
         case .not(let part):
             switch simplify(part) {
             case .everything: return .nothing
@@ -119,6 +99,22 @@ struct SQLiteSearchCompiler {
         default:
             return node
         }
+    }
+
+    /// An AND (`and`) or OR of simplified parts: nested ones of the same kind joined in, the
+    /// neutral part (`*` for AND, nothing for OR) dropped, the absorbing one answered at once.
+    private static func flatten(_ parts: [Node], and: Bool) -> Node {
+        var kept: [Node] = []
+        for part in parts {
+            switch (part, and) {
+            case (.nothing, true), (.everything, false): return part
+            case (.everything, true), (.nothing, false): continue
+            case (.and(let inner), true), (.or(let inner), false): kept += inner
+            default: kept.append(part)
+            }
+        }
+        if kept.count == 1 { return kept[0] }
+        return kept.isEmpty ? (and ? .everything : .nothing) : (and ? .and(kept) : .or(kept))
     }
 
     /// The one MATCH string of a node made of text only, FTS5's NOT always beside a positive

@@ -81,3 +81,12 @@ struct SQLiteSearchIndex: Sendable, Hashable {
         }
     }
 }
+
+/// The indexes a writer keeps current, by class, and the file's `data_version` they were read
+/// at, as the writer's connection saw it.
+struct SQLiteSearchIndexes: Sendable {
+    /// The writer connection's `PRAGMA data_version` when `byClass` was last read; nil before.
+    var version: Int?
+    /// The index of each class search is on for.
+    var byClass: [String: SQLiteSearchIndex]
+}

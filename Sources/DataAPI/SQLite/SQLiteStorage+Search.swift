@@ -7,7 +7,8 @@ import Synchronization
 extension SQLiteStorage {
     /// How long building a class's index may hold the writer: a master-key action that reads
     /// every row of the class, so a request's budget would refuse a large class (about
-    /// 10 000 documents a second are indexed; writes wait meanwhile).
+    /// 6 700 two-field documents a second were indexed by a debug build on a loaded two-core
+    /// machine; writes wait meanwhile).
     static let searchBuildTime: Duration = .seconds(600)
 
     package func searchSettings() async throws -> [SearchSettings] {
@@ -29,7 +30,7 @@ extension SQLiteStorage {
                 guard current != nil, let entry = try self.entry(className, db) else { return nil }
                 try db.execute(sql: "DELETE FROM search_classes WHERE class = ?", arguments: [className])
                 try db.execute(sql: "DROP TABLE IF EXISTS \"\(SQLiteSearchIndex(table: entry.table, fields: []).ftsTable)\"")
-                db.afterNextTransaction(onCommit: { _ in self.searchIndexes.withLock { $0[className] = nil } })
+                db.afterNextTransaction(onCommit: { _ in self.searchIndexes.withLock { $0.byClass[className] = nil } })
                 return nil
             }
             try SearchLimits.check(settings, otherClasses: others)
@@ -43,7 +44,7 @@ extension SQLiteStorage {
             let fields = String(decoding: JSONValue.array(settings.fields.map(JSONValue.string)).jsonBytes, as: UTF8.self)
             try db.execute(
                 sql: "INSERT OR REPLACE INTO search_classes (class, fields) VALUES (?, ?)", arguments: [className, fields])
-            db.afterNextTransaction(onCommit: { _ in self.searchIndexes.withLock { $0[className] = index } })
+            db.afterNextTransaction(onCommit: { _ in self.searchIndexes.withLock { $0.byClass[className] = index } })
             return existing == nil ? entry : nil
         }
         if let created { remember(className, [:], table: created.table) }
@@ -116,18 +117,58 @@ extension SQLiteStorage {
         return SearchMatches(ids: ids, hits: hits)
     }
 
-    /// The index a write of `className` keeps current, if search is on for it.
-    func searchIndex(of className: String) -> SQLiteSearchIndex? {
-        searchIndexes.withLock { $0[className] }
+    /// The index a write of `className` keeps current, if search is on for it; called inside
+    /// the writer's transaction.
+    ///
+    /// This engine's own `setSearch` changes the cache when it commits, on the writer's queue
+    /// before the next write runs. Another process (`functionhost import`) or engine on the same
+    /// file changes `data_version` when it commits: the settings are then read again, in this
+    /// transaction, so no write ever misses an index another process turned on.
+    func searchIndex(of className: String, _ db: Database) throws -> SQLiteSearchIndex? {
+        let version = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA data_version"))
+        if let cached = searchIndexes.withLock({ $0.version == version ? Optional($0.byClass[className]) : nil }) {
+            return cached
+        }
+        let indexes = try Self.loadSearchIndexes(db)
+        searchIndexes.withLock { $0 = SQLiteSearchIndexes(version: version, byClass: indexes) }
+        return indexes[className]
     }
 
     /// Re-indexes the row `id` after a write changed its document, when an indexed field changed.
     func reindex(_ className: String, id: String, old: [String: JSONValue], new: [String: JSONValue], _ db: Database) throws {
-        guard let index = searchIndex(of: className), !index.indexesSame(old, new) else { return }
+        guard let index = try searchIndex(of: className, db), !index.indexesSame(old, new) else { return }
         try index.delete(ids: [id], db)
         guard let rowid = try Int64.fetchOne(db, sql: "SELECT rowid FROM \"\(index.table)\" WHERE id = ?", arguments: [id])
         else { return }
         try index.insert(rowid: rowid, document: new, db)
+    }
+
+    /// Where a class's index and its rows disagree: the objects whose index row isn't what the
+    /// analyzer makes of them now (missing, stale), and how many index rows have no object. Both
+    /// empty when they agree, as every write keeps them, a kill -9 included (`SearchCrashTests`).
+    ///
+    /// - Throws: 304 when FTS5's own integrity check finds its structures damaged.
+    func searchIndexDisagreements(_ className: String) async throws -> (objects: [String], orphans: Int) {
+        try await write(budget: .offline) { db in
+            guard let index = try self.searchIndex(of: className, db) else { return ([], 0) }
+            try db.execute(sql: "INSERT INTO \"\(index.ftsTable)\" (\"\(index.ftsTable)\") VALUES ('integrity-check')")
+            let columns = (0..<index.fields.count * 2).map { "s.\(SQLiteSearchIndex.column($0 % index.fields.count, unigram: $0 >= index.fields.count))" }
+            let rows = try Row.fetchCursor(
+                db,
+                sql: "SELECT o.id, o.doc, s.rowid AS indexed, \(columns.joined(separator: ", ")) FROM \"\(index.table)\" o "
+                    + "LEFT JOIN \"\(index.ftsTable)\" s ON s.rowid = o.rowid")
+            var objects: [String] = []
+            while let row = try rows.next() {
+                let doc: String = row["doc"]
+                guard case .object(let fields) = try JSONValue.parsed(Array(doc.utf8)) else { continue }
+                let stored: [String]? = (row["indexed"] as Int64?).map { _ in columns.indices.map { row[3 + $0] as String } }
+                if stored != index.values(of: fields) { objects.append(row["id"]) }
+            }
+            let orphans = try Int.fetchOne(
+                db,
+                sql: "SELECT COUNT(*) FROM \"\(index.ftsTable)\" WHERE rowid NOT IN (SELECT rowid FROM \"\(index.table)\")") ?? 0
+            return (objects, orphans)
+        }
     }
 
     /// Every class's search settings as recorded.

@@ -30,7 +30,7 @@ extension SQLiteStorage {
         try db.cachedStatement(
             sql: "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?)"
         ).execute(arguments: [object.objectId, now, now, try write.document()])
-        try searchIndex(of: className)?.insert(rowid: db.lastInsertedRowID, document: write.fields, db)
+        try searchIndex(of: className, db)?.insert(rowid: db.lastInsertedRowID, document: write.fields, db)
         try self.record(write, className: className, ownerId: object.objectId, db)
         return (object, write.newFieldTypes, entry.table)
     }
@@ -111,7 +111,7 @@ extension SQLiteStorage {
             }
             if let check, let object = try self.row(id, of: className, entry, db) { try check(object) }
             if let condition { try self.check(condition, id: id, className: className, entry: entry, db) }
-            try self.searchIndex(of: className)?.delete(ids: [id], db)
+            try self.searchIndex(of: className, db)?.delete(ids: [id], db)
             try db.execute(sql: "DELETE FROM \"\(entry.table)\" WHERE id = ?", arguments: [id])
             try db.execute(
                 sql: "DELETE FROM relations WHERE owner_class = ? AND owner_id = ?", arguments: [className, id])
@@ -139,7 +139,7 @@ extension SQLiteStorage {
                 }
                 guard !present.isEmpty else { continue }
                 let presentMarks = Self.placeholders(present.count)
-                try self.searchIndex(of: className)?.delete(ids: present, db)
+                try self.searchIndex(of: className, db)?.delete(ids: present, db)
                 try db.execute(
                     sql: "DELETE FROM \"\(entry.table)\" WHERE id IN (\(presentMarks))", arguments: StatementArguments(present))
                 try db.execute(
@@ -171,7 +171,7 @@ extension SQLiteStorage {
                     try insert.execute(arguments: [object.objectId, object.createdAt, object.updatedAt, document])
                     guard db.changesCount > 0 else { continue }
                     written += 1
-                    try self.searchIndex(of: className)?.insert(rowid: db.lastInsertedRowID, document: object.fields, db)
+                    try self.searchIndex(of: className, db)?.insert(rowid: db.lastInsertedRowID, document: object.fields, db)
                 }
                 for (field, type) in fieldTypes {
                     try db.execute(

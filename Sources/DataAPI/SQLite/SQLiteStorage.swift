@@ -20,10 +20,9 @@ package final class SQLiteStorage: StorageEngine {
     let budget: StatementBudget
     /// Creates waiting for the writer, committed in groups (`SQLiteCreateQueue`).
     let creates = SQLiteCreateQueue()
-    /// The full-text index of each class search is on for, by class: what every write of the
-    /// class keeps current. Changed only when `setSearch` commits, on the writer's queue before
-    /// the next write starts, so the writer always sees what is committed.
-    let searchIndexes: Mutex<[String: SQLiteSearchIndex]>
+    /// The full-text index of each class search is on for: what every write of the class keeps
+    /// current (`searchIndex(of:_:)` says how it stays exact).
+    let searchIndexes: Mutex<SQLiteSearchIndexes>
 
     /// A class's table and recorded field types.
     struct ClassEntry: Sendable {
@@ -53,7 +52,7 @@ package final class SQLiteStorage: StorageEngine {
         try SQLiteSchema.migrator().migrate(pool)
         let (entries, indexes) = try pool.read { db in (try Self.loadCatalog(db), try Self.loadSearchIndexes(db)) }
         catalog = Mutex(entries)
-        searchIndexes = Mutex(indexes)
+        searchIndexes = Mutex(SQLiteSearchIndexes(byClass: indexes))
         ensureUniqueIndexes(logger: logger)
     }
 

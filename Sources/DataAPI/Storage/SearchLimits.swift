@@ -12,7 +12,8 @@ package enum SearchLimits {
     /// have search on.
     ///
     /// - Throws: 103 for an invalid class name; 119 for an internal class; 1 for no field, too
-    ///   many fields or too many classes; 105 for a field that isn't a plain top-level field.
+    ///   many fields or too many classes; 105 for a field that isn't a plain top-level field, or
+    ///   that no client is ever answered (`_User`'s password and session token).
     package static func check(_ settings: SearchSettings, otherClasses: Int) throws {
         let className = settings.className
         guard Names.isValidClassName(className) else {
@@ -30,6 +31,11 @@ package enum SearchLimits {
         }
         for field in settings.fields where field == "ACL" || !Names.isValidFieldName(field) {
             throw DataAPIError(.invalidKeyName, "Search can't index the field \(field): only plain top-level fields are indexed.")
+        }
+        // Credentials are never indexed: a prefix search on them would read them out, even for
+        // the rows whose other fields the searcher may see.
+        for field in settings.fields where Access.alwaysHidden(in: className).contains(field) {
+            throw DataAPIError(.invalidKeyName, "Search can't index the field \(field) of \(className): it is never answered.")
         }
         guard otherClasses < SearchSettings.maxClasses else {
             throw DataAPIError(
