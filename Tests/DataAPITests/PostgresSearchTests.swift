@@ -132,13 +132,15 @@ struct PostgresSearchTests {
             for index in 0..<SearchSettings.maxClasses {
                 try await storage.setSearch("C\(index)", to: SearchSettings(className: "C\(index)", fields: ["t"]))
             }
-            await #expect(throws: PostgresStorage.tooManySearchedClasses) {
+            await #expect(throws: DataAPIError(
+                .badParameters, "Search is on for \(SearchSettings.maxClasses) classes already, the most an app may index.")
+            ) {
                 try await storage.setSearch("Extra", to: SearchSettings(className: "Extra", fields: ["t"]))
             }
             // Changing a searched class's fields is not one more class.
             try await storage.setSearch("C0", to: SearchSettings(className: "C0", fields: ["t", "u"]))
             try await storage.setSearch("C0", to: nil)
-            await #expect(throws: PostgresStorage.searchIsOff) { _ = try await Self.ids(storage, "C0", "x") }
+            await #expect(throws: PostgresStorage.searchIsOff("C0")) { _ = try await Self.ids(storage, "C0", "x") }
             let table = try #require(try await storage.entry("C0")).table
             let tables = try await storage.rows(
                 SQL("SELECT (to_regclass(?) IS NULL)::text", [PostgresSchema.searchTable(table)]))

@@ -92,9 +92,10 @@ enum PostgresSearchText {
     }
 
     /// The `tsquery` literal of a text match: its tokens adjacent (`<->`) in one field, or in
-    /// any of `indexed` (an OR); nil when it can match nothing (no token, no field).
+    /// any of `indexed` (an OR); nil when it can match nothing (no token, an empty one, which no
+    /// analyzer makes and which as a prefix would match every word, or no field).
     static func query(_ match: SearchMatch, indexed: [String]) -> String? {
-        guard !match.tokens.isEmpty else { return nil }
+        guard !match.tokens.isEmpty, !match.tokens.contains(where: \.isEmpty) else { return nil }
         let fields = match.field.map { [$0] } ?? indexed
         let alternatives = fields.map { field -> String in
             if match.isUnigram {

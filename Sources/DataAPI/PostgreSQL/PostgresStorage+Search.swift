@@ -23,7 +23,9 @@ extension PostgresStorage {
     }
 
     package func setSearch(_ className: String, to settings: SearchSettings?) async throws {
-        if let settings { try Self.validate(settings) }
+        if let settings, settings.className != className {
+            throw DataAPIError(.badParameters, "The settings are for \(settings.className), not \(className).")
+        }
         let fields = settings?.fields
         let entry = try await transaction { connection -> ClassEntry? in
             // A build reads and indexes every object of the class, in batches of bounded memory;
@@ -41,10 +43,10 @@ extension PostgresStorage {
                 try await connection.run(SQL("DELETE FROM fh_search WHERE class = ?", [className]))
                 return nil
             }
-            if current == nil {
-                let count = try await connection.rows(SQL("SELECT COUNT(*)::text FROM fh_search")).first.flatMap { Int($0[0]) }
-                if let count, count >= SearchSettings.maxClasses { throw Self.tooManySearchedClasses }
-            }
+            let others = try await connection.rows(
+                SQL("SELECT COUNT(*)::text FROM fh_search WHERE class <> ?", [className])
+            ).first.flatMap { Int($0[0]) } ?? 0
+            try SearchLimits.check(SearchSettings(className: className, fields: fields), otherClasses: others)
             // A class search is on for exists, so that a create making it finds its search table.
             let entry: ClassEntry
             if let existing = try await self.entry(className, on: connection, refresh: true) {
@@ -69,13 +71,14 @@ extension PostgresStorage {
     }
 
     package func search(_ plan: SearchPlan) async throws -> SearchMatches {
+        try SearchLimits.check(plan.expression)
         try await prepareSubqueries(plan.restriction)
         for predicate in Self.conditions(of: plan.expression) { try await prepareSubqueries(predicate) }
         return try await reading {
             let settings = try await self.rows(SQL("SELECT fields::text FROM fh_search WHERE class = ?", [plan.className]))
             guard let stored = settings.first, let entry = try await self.entry(plan.className) else {
                 self.noteSearch(plan.className, on: false)
-                throw Self.searchIsOff
+                throw Self.searchIsOff(plan.className)
             }
             let compiler = PostgresSearchCompiler(
                 indexed: try Self.fieldList(stored[0]), conditions: self.compiler(plan.className, entry))
@@ -99,19 +102,29 @@ extension PostgresStorage {
                 return SearchMatches(ids: rows.map { $0[0] }, hits: rows.first.flatMap { Int($0[1]) } ?? 0)
             } catch where Failure(error).sqlState == "42P01" {
                 // Search was turned off between the settings' read and the query.
-                throw Self.searchIsOff
+                throw Self.searchIsOff(plan.className)
             }
         }
     }
 
-    /// In a write's transaction, after its row write (see the type's comment): the fields search
-    /// indexes for the class now, nil when search is off for it.
+    /// The fields search indexes for the class now, nil when search is off for it.
     func searchFields(_ className: String, _ connection: PostgresConnection) async throws -> [String]? {
         let row = try await connection.rows(SQL("SELECT fields::text FROM fh_search WHERE class = ?", [className])).first
-        let fields = try row.map { try Self.fieldList($0[0]) }
+        return try searchFields(className, returned: row?[0] ?? "")
+    }
+
+    /// What a row write returns after its row (`searchSettingsColumn`): the class's settings
+    /// read by the write's own statement, once it holds the table's lock (see the type's
+    /// comment), so knowing them costs no round trip. Nil when search is off (NULL, "").
+    func searchFields(_ className: String, returned text: String) throws -> [String]? {
+        let fields = text.isEmpty ? nil : try Self.fieldList(text)
         noteSearch(className, on: fields != nil)
         return fields
     }
+
+    /// The RETURNING column of a row write that reads its class's search settings; bind the
+    /// class name after the statement's other values.
+    static let searchSettingsColumn = "(SELECT fields::text FROM fh_search WHERE class = ?)"
 
     /// Writes (or rewrites) the search rows of objects, in a write's transaction.
     func writeSearchRows(
@@ -193,22 +206,8 @@ extension PostgresStorage {
         return items.compactMap(\.stringValue)
     }
 
-    /// Refuses settings the index can't hold: the service checks them for the client first, and
-    /// the engine does again, since a field name is part of each lexeme.
-    private static func validate(_ settings: SearchSettings) throws {
-        guard settings.fields.count <= SearchSettings.maxFields else {
-            throw DataAPIError(.invalidQuery, "Search indexes at most \(SearchSettings.maxFields) fields of a class.")
-        }
-        for field in settings.fields where field == "ACL" || !Names.isValidFieldName(field) {
-            throw DataAPIError(.invalidKeyName, "Search can't index the field \(field).")
-        }
+    /// What a search of a class search isn't on for answers (as on SQLite).
+    static func searchIsOff(_ className: String) -> DataAPIError {
+        DataAPIError(.objectNotFound, "Search is not on for the class \(className).")
     }
-
-    /// What a search of a class search isn't on for answers.
-    static let searchIsOff = DataAPIError(.objectNotFound, "Search is not on for this class.")
-
-    /// What turning search on for one class too many answers.
-    static let tooManySearchedClasses = DataAPIError(
-        .operationForbidden,
-        "Search is on for \(SearchSettings.maxClasses) classes, the most; turn it off for one first.")
 }

@@ -23,12 +23,15 @@ extension PostgresStorage {
             let object = StoredObject(
                 className: className, objectId: frozen.objectId ?? ObjectID.make(), createdAt: now, updatedAt: now,
                 fields: write.fields)
-            try await connection.run(
+            let inserted = try await connection.rows(
                 SQL(
-                    "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?::jsonb)",
-                    [object.objectId, now, now, try write.document()]))
+                    """
+                    INSERT INTO "\(entry.table)" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?::jsonb)
+                    RETURNING \(Self.searchSettingsColumn)
+                    """,
+                    [object.objectId, now, now, try write.document(), className]))
             try await self.record(write, className: className, ownerId: object.objectId, connection)
-            if let indexed = try await self.searchFields(className, connection) {
+            if let indexed = try self.searchFields(className, returned: inserted.first?[0] ?? "") {
                 try await self.writeSearchRows([(object.objectId, object.fields)], table: entry.table, indexed: indexed, connection)
             }
             entry.fields.merge(write.newFieldTypes) { recorded, _ in recorded }
@@ -97,11 +100,13 @@ extension PostgresStorage {
             let known = entry
             let write = try ObjectWrite(current: object.fields, changes: changes) { known.fields[$0] }
             let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
-            try await connection.run(
-                SQL("UPDATE \"\(entry.table)\" SET updated_at = ?, doc = ?::jsonb WHERE id = ?", [now, try write.document(), id]))
+            let updated = try await connection.rows(
+                SQL(
+                    "UPDATE \"\(entry.table)\" SET updated_at = ?, doc = ?::jsonb WHERE id = ? RETURNING \(Self.searchSettingsColumn)",
+                    [now, try write.document(), id, className]))
             try await self.record(write, className: className, ownerId: id, connection)
             // Every object of a searched class has its row: it changes only with an indexed field.
-            if let indexed = try await self.searchFields(className, connection),
+            if let indexed = try self.searchFields(className, returned: updated.first?[0] ?? ""),
                 indexed.contains(where: { object.fields[$0] != write.fields[$0] })
             {
                 try await self.writeSearchRows([(id, write.fields)], table: entry.table, indexed: indexed, connection)
@@ -203,10 +208,12 @@ extension PostgresStorage {
                             object.objectId, object.createdAt, object.updatedAt, JSONValue.object(object.fields).jsonString,
                         ]
                     }
-                    insert.text += " ON CONFLICT (id) DO NOTHING RETURNING id"
-                    let ids = Set(try await connection.rows(insert).map { $0[0] })
+                    insert.text += " ON CONFLICT (id) DO NOTHING RETURNING id, \(Self.searchSettingsColumn)"
+                    insert.binds.append(className)
+                    let rows = try await connection.rows(insert)
+                    let ids = Set(rows.map { $0[0] })
                     written = ids.count
-                    if let indexed = try await self.searchFields(className, connection) {
+                    if let indexed = try self.searchFields(className, returned: rows.first?[1] ?? "") {
                         // The first of an id given twice is the one inserted.
                         var seen = Set<String>()
                         let new = objects.filter { ids.contains($0.objectId) && seen.insert($0.objectId).inserted }
