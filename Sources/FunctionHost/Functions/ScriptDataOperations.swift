@@ -72,6 +72,11 @@ struct ScriptDataOperations: Sendable {
             parameters["count"] = 1
             let found = try await service.find(try arguments.className(), query: parameters, withCount: true, caller: caller)
             return .int(Int64(found.count ?? 0))
+        case .dataSearch:
+            // The caller's search, as `GET /1.1/search/select` runs it for a client.
+            let request = try ScriptSearch.request(arguments)
+            let answer = try await service.search(request, caller: caller)
+            return ScriptSearch.answerJSON(answer, returnACL: request.returnACL)
         case .cloudRun, .cloudUser, .httpRequest:
             throw HostCallError(code: 1, message: "'\(operation.rawValue)' is not a data operation.")
         }

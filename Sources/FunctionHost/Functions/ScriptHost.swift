@@ -37,7 +37,7 @@ struct ScriptHost: SandboxHost {
         // Every operation the bridge declares has its handler here: no default, so a new one
         // doesn't compile until it is handled.
         switch operation {
-        case .dataCreate, .dataUpdate, .dataDelete, .dataFetch, .dataFind, .dataCount:
+        case .dataCreate, .dataUpdate, .dataDelete, .dataFetch, .dataFind, .dataCount, .dataSearch:
             // The call's caller carries the request's environment, and with it its database.
             let caller = try await callerOfCall(arguments)
             return try await ScriptDataOperations(service: service).perform(operation, arguments: arguments, caller: caller)
