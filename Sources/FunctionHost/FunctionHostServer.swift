@@ -274,6 +274,7 @@ public enum FunctionHostServer {
         ClassAliasRoutes(endpoint: endpoint, path: "roles", className: "_Role").register(on: group)
         ScanRoutes(data: data).register(on: group)
         SchemaRoutes(data: data).register(on: group)
+        SearchRoutes(data: data, publicURL: configuration.publicURL, appId: configuration.keys.appId).register(on: group)
         CloudQueryRoutes(data: data).register(on: group)
         LiveQueryRoutes(hub: services.liveQuery, data: data).register(on: group)
         FunctionRoutes(

@@ -58,7 +58,7 @@ extension ObjectQuery {
     }
 
     /// A comma list given as text or as an array of names.
-    private static func list(_ value: JSONValue?, name: String) throws(DataAPIError) -> String? {
+    static func list(_ value: JSONValue?, name: String) throws(DataAPIError) -> String? {
         switch value {
         case nil, .null?: return nil
         case .string(let text)?: return text
@@ -69,7 +69,7 @@ extension ObjectQuery {
     }
 
     /// A non-negative integer given as a number or as its digits.
-    private static func count(_ value: JSONValue?, name: String) throws(DataAPIError) -> Int? {
+    static func count(_ value: JSONValue?, name: String) throws(DataAPIError) -> Int? {
         let number: Int?
         switch value {
         case nil, .null?: return nil

@@ -9,10 +9,10 @@ public enum Names {
 
     /// System classes the host keeps for itself (verification codes and the counts of guesses at
     /// them, the message outbox, deploy versions and environments, upload tokens, class
-    /// settings, captchas, message send counts): only the master key reads or writes them.
+    /// settings, captchas, message send counts, search scrolls): only the master key reads or writes them.
     public static let internalClasses: Set<String> = [
         "_VerificationCode", "_GuessCounter", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment", "_FileToken", "_ClassSettings",
-        "_Captcha", "_MessageSend",
+        "_Captcha", "_MessageSend", "_SearchScroll",
     ]
 
     /// The internal classes that hold deploys (versions, what each environment runs) and the
