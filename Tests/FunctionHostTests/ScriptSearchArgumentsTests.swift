@@ -4,9 +4,9 @@ import Testing
 
 @testable import FunctionHost
 
-/// `data.search`'s arguments (what `AV.SearchQuery#find` sends) read into a `SearchRequest`:
-/// the parts a find has mean what they mean in a find; what can't be honoured is refused
-/// with 102 before any search runs.
+/// `data.search`'s arguments (what `AV.SearchQuery#find` sends) read into a `SearchRequest` by
+/// the route's parser: every part a client's search has, the call's identity left aside; what
+/// can't be honoured is refused with 102 before any search runs.
 @Suite struct ScriptSearchArgumentsTests {
     private func request(_ json: JSONValue) throws(DataAPIError) -> SearchRequest {
         try ScriptSearch.request(ScriptArguments(json))
@@ -23,9 +23,10 @@ import Testing
 
     @Test func everyPartOfTheQueryIsRead() throws {
         let read = try request([
-            "className": "GameScore", "q": "可乐 OR dennis", "limit": 5, "skip": 2, "sid": "abc",
+            "clazz": "GameScore", "q": "可乐 OR dennis", "limit": 5, "skip": 2, "sid": "abc",
             "keys": ["playerName", "score"], "include": ["owner"], "highlights": ["playerName", "title"],
             "order": "-score,createdAt", "returnACL": true,
+            "options": ["useMasterKey": true, "sessionToken": "t"], "ignoreHooks": ["beforeFind"],
         ])
         #expect(read.className == "GameScore" && read.query == "可乐 OR dennis")
         #expect(read.limit == 5 && read.skip == 2 && read.scrollID == "abc" && read.returnACL)
@@ -52,21 +53,16 @@ import Testing
     }
 
     @Test func whatCantBeHonouredIsRefusedWith102() {
-        expectRefused(["className": "GameScore"], "Please set query string.")
-        expectRefused(["q": ""], "Please set query string.")
-        expectRefused(["q": "x", "order": "score", "sort": "[]"], "sort and order can not be set at same time.")
+        expectRefused(["clazz": "GameScore"], "q is required")
+        expectRefused(["q": ""], "q is required")
+        expectRefused(["q": "x", "order": "score", "sort": #"[{"a":{}}]"#], "order and sort can't be used together.")
         expectRefused(
             ["q": "x", "sort": #"[{"_geo_distance":{"order":"asc","mode":"avg","unit":"km","location":{"lat":1,"lon":2}}}]"#],
-            "_geo_distance is not supported")
+            "_geo_distance")
         expectRefused(["q": "x", "sort": "not json"], "sort must be a JSON array")
-        expectRefused(["q": "x", "sort": ["a": ["order": "asc"]]], "sort must be a JSON array")
-        expectRefused(["q": "x", "sort": [["a": ["order": "up"]]]], "must be asc or desc")
-        expectRefused(["q": "x", "sort": [["a": [:], "b": [:]]]], "Each sort entry must be one")
-        expectRefused(["q": "x", "sort": [["$where": [:]]]], "Invalid sort key '$where'")
-        expectRefused(["q": "x", "sort": .array(Array(repeating: ["a": [:]], count: 17))], "at most 16 entries")
-        expectRefused(["q": "x", "highlights": [1]], "highlights must be a list of strings")
-        expectRefused(["q": "x", "sid": 7], "sid must be a string")
+        expectRefused(["q": "x", "sort": [["a": ["order": "up"]]]], "asc or desc")
+        expectRefused(["q": "x", "sort": [["$where": [:]]]], "Invalid order key '$where'")
+        expectRefused(["q": "x", "highlights": [1]], "highlights")
         expectRefused(["q": "x", "limit": -1], "limit must be a non-negative integer")
-        expectRefused(["q": "x", "order": "a b"], "Invalid order key")
     }
 }

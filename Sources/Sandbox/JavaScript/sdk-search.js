@@ -80,7 +80,7 @@
       throw new AV.Error(AV.Error.INVALID_QUERY, 'sort and order can not be set at same time.');
     }
     var args = { q: this._queryString };
-    if (this.className) args.className = this.className;
+    if (this.className) args.clazz = this.className;
     if (limit !== undefined) args.limit = limit;
     else if (this._limit >= 0) args.limit = this._limit;
     if (this._skip > 0) args.skip = this._skip;
