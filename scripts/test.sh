@@ -55,7 +55,7 @@ fi
 sqlite_only="ByteRangeTests|ConsoleLogHandlerTests|ScriptDataOperationsTests|EdgeServeTests|StartupBannerTests|ShutdownTests|$alone"
 echo "== End-to-end and storage tests, on PostgreSQL ($url)"
 FUNCTIONHOST_TEST_DATABASE_URL=$url swift test --skip-build \
-    --filter "FunctionHostTests|StorageEngineTests|AccessPropertyTests" --skip "$sqlite_only"
+    --filter "FunctionHostTests|StorageEngineTests|AccessPropertyTests|SearchEngine|PostgresSearch" --skip "$sqlite_only"
 echo "== kill -9 under load, on PostgreSQL"
 separator="?"; [[ "$url" == *"?"* ]] && separator="&"
 python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 3 --database "${url}${separator}schema=crash"

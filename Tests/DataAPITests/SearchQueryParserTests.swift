@@ -148,10 +148,11 @@ struct SearchQueryParserTests {
         expectDataAPIError(102) { _ = try parse(String(repeating: "a ", count: SearchQueryParser.maxLength)) }
         let deep = String(repeating: "(", count: 10_000) + "a" + String(repeating: ")", count: 10_000)
         expectDataAPIError(102) { _ = try parse(String(deep.utf8.prefix(4000))!) }
-        let nested = String(repeating: "(", count: 21) + "a" + String(repeating: ")", count: 21)
+        let depth = SearchQueryParser.maxDepth
+        let nested = String(repeating: "(", count: depth + 1) + "a" + String(repeating: ")", count: depth + 1)
         let error = expectDataAPIError(102) { _ = try parse(nested) }
         #expect(error?.message.contains("nests too deeply") == true)
-        let fine = String(repeating: "(", count: 20) + "a" + String(repeating: ")", count: 20)
+        let fine = String(repeating: "(", count: depth) + "a" + String(repeating: ")", count: depth)
         #expect(try parse(fine) == text(["a"]))
         let wide = (0...SearchQueryParser.maxClauses).map { "w\($0)" }.joined(separator: " ")
         let wideError = expectDataAPIError(102) { _ = try parse(wide) }

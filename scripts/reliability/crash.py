@@ -10,12 +10,19 @@ while they run, starts it again and checks, for every write the server acknowled
   - every updated object holds the last acknowledged value or one sent after it;
   - every counter is at least the increments acknowledged and at most those plus the ones still
     in flight when the server died.
+Search is on for CrashItem (field a) and CrashUpdate (field label), so the index is written in
+the same transactions; each check also asks that it agrees with the data:
+  - a search for each object's own word (the last created, and a sample of the others) finds it,
+    and `*` hits as many objects as the class holds;
+  - on PostgreSQL (--database), directly: no object without its search row, no row without its
+    object, and every row holds its object's current word.
 Exits 1 on the first acknowledged write that is missing or wrong.
 """
 import argparse
 import http.client
 import json
 import os
+import re
 import random
 import shutil
 import signal
@@ -25,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 
 APP = {"X-LC-Id": "crashapp", "X-LC-Key": "crashmaster,master", "Content-Type": "application/json"}
 COUNTERS = 4
@@ -109,7 +117,7 @@ def writer(port, ledger, counter_ids, own_update, stop, rng):
                 with ledger.lock:
                     ledger.updates[target].append([value, False])
                     entry = ledger.updates[target][-1]
-                status, _ = call(conn, "PUT", "/1.1/classes/CrashUpdate/" + target, {"value": value})
+                status, _ = call(conn, "PUT", "/1.1/classes/CrashUpdate/" + target, {"value": value, "label": "v%d" % value})
                 if status == 200:
                     with ledger.lock:
                         entry[1] = True
@@ -175,6 +183,11 @@ def main():
                       for _ in range(options.writers)]
         for target in update_ids:
             ledger.updates[target] = [[-1, True]]
+        status, body = call(conn, "POST", "/1.1/classes/CrashItem", {"a": "0" * 16, "b": "0" * 16, "c": ["0" * 16] * 2})
+        ledger.created[body["objectId"]] = "0" * 16
+        for class_name, field in [("CrashItem", "a"), ("CrashUpdate", "label")]:
+            status, body = call(conn, "PUT", "/1.1/search/classes/" + class_name, {"fields": [field]})
+            assert status == 200, ("turning search on", class_name, status, body)
         print("crash safety (seed %d, %d rounds, %d writers):" % (options.seed, options.rounds, options.writers))
         for round_number in range(1, options.rounds + 1):
             stop = threading.Event()
@@ -189,7 +202,7 @@ def main():
             for t in threads:
                 t.join()
             server.start()
-            failures = check(port, ledger, counter_ids)
+            failures = check(port, ledger, counter_ids, rng) + check_postgres_search(options.database)
             print("  round %d: %d writes acknowledged so far, all found; %d requests cut by the kill"
                   % (round_number, ledger.acknowledged, ledger.unacknowledged) if not failures else
                   "  round %d: FAILED: %s" % (round_number, "; ".join(failures[:5])))
@@ -203,7 +216,67 @@ def main():
         shutil.rmtree(data, ignore_errors=True)
 
 
-def check(port, ledger, counter_ids):
+def search(conn, class_name, q):
+    path = "/1.1/search/select?" + urllib.parse.urlencode({"clazz": class_name, "q": q, "limit": 10})
+    status, body = call(conn, "GET", path)
+    assert status == 200, (path, status, body)
+    return body
+
+
+def check_search(port, items, updates, rng):
+    """The index agrees with the data, as searches see it."""
+    failures = []
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    for class_name, objects in [("CrashItem", items), ("CrashUpdate", updates)]:
+        hits = search(conn, class_name, "*")["hits"]
+        if hits != len(objects):
+            failures.append("search finds %d %s objects, the class holds %d" % (hits, class_name, len(objects)))
+    # Quoted: a word of digits alone would be read as a number to compare with.
+    newest = sorted(items.values(), key=lambda o: o["createdAt"])[-20:]
+    sample = rng.sample(list(items.values()), min(30, len(items)))
+    for o in newest + sample:
+        found = [r["objectId"] for r in search(conn, "CrashItem", 'a:"%s"' % o["a"])["results"]]
+        if found != [o["objectId"]]:
+            failures.append("searching CrashItem %s for its word finds %s" % (o["objectId"], found))
+    for o in updates.values():
+        found = [r["objectId"] for r in search(conn, "CrashUpdate", "label:v%d" % o["value"])["results"]]
+        if o["value"] >= 0 and o["objectId"] not in found:
+            failures.append("searching CrashUpdate %s for its label finds %s" % (o["objectId"], found))
+    return failures
+
+
+def check_postgres_search(database):
+    """On PostgreSQL, the search tables agree with the class tables row for row and word for word."""
+    if not database:
+        return []
+    parts = urllib.parse.urlsplit(database)
+    query = urllib.parse.parse_qs(parts.query)
+    schema = query.pop("schema", ["public"])[0]
+    url = urllib.parse.urlunsplit(parts._replace(query=urllib.parse.urlencode(query, doseq=True)))
+    assert re.fullmatch(r"[a-z_][a-z0-9_]*", schema), schema
+    failures = []
+    for class_name, field in [("CrashItem", "a"), ("CrashUpdate", "label")]:
+        table = "o_" + psql(url, "SELECT id FROM %s.fh_classes WHERE name = '%s'" % (schema, class_name))
+        search_table = "%s.%s_search" % (schema, table)
+        table = "%s.%s" % (schema, table)
+        counts = psql(url, f"""
+            SELECT (SELECT count(*) FROM {table} o WHERE NOT EXISTS (SELECT 1 FROM {search_table} s WHERE s.object_id = o.id))
+                || ' ' || (SELECT count(*) FROM {search_table} s WHERE NOT EXISTS (SELECT 1 FROM {table} o WHERE o.id = s.object_id))
+                || ' ' || (SELECT count(*) FROM {table} o JOIN {search_table} s ON s.object_id = o.id
+                           WHERE o.doc ? '{field}' AND NOT s.tsv @@ quote_literal('{field}:' || lower(o.doc->>'{field}'))::tsquery)""")
+        missing, orphans, stale = map(int, counts.split())
+        if missing or orphans or stale:
+            failures.append("%s's search table: %d objects without a row, %d rows without an object, %d rows stale"
+                            % (class_name, missing, orphans, stale))
+    return failures
+
+
+def psql(url, sql):
+    return subprocess.run(["psql", url, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql], check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def check(port, ledger, counter_ids, rng):
     failures = []
     items = fetch_all(port, "CrashItem")
     for object_id, token in ledger.created.items():
@@ -225,6 +298,7 @@ def check(port, ledger, counter_ids):
             failures.append("updated %s holds %r, expected one of %r" % (object_id, value, allowed[:5]))
         # What is stored now is the last value: later checks accept only it or what follows.
         history[:] = [[value, True]]
+    failures += check_search(port, items, updates, rng)
     counters = fetch_all(port, "CrashCounter")
     for index, object_id in enumerate(counter_ids):
         n = counters.get(object_id, {}).get("n")

@@ -253,13 +253,15 @@ struct PostgresQueryCompiler {
                 "ORDER BY \(distanceExpression(near.key)) ASC, seq ASC",
                 [String(near.point.latitude), String(near.point.longitude)])
         }
-        var terms: [String] = []
-        for key in keys {
-            let direction = key.descending ? " DESC NULLS LAST" : " ASC NULLS FIRST"
-            let expressions = sortExpression(key.key).map { [$0] } ?? Self.mixedSortTerms(key.key)
-            terms += expressions.map { $0 + direction }
-        }
+        var terms = keys.flatMap(sortTerms)
         terms.append("seq ASC")
         return SQL("ORDER BY " + terms.joined(separator: ", "))
+    }
+
+    /// The ORDER BY terms of one key, with its direction (what search orders by too).
+    func sortTerms(_ key: SortKey) -> [String] {
+        let direction = key.descending ? " DESC NULLS LAST" : " ASC NULLS FIRST"
+        let expressions = sortExpression(key.key).map { [$0] } ?? Self.mixedSortTerms(key.key)
+        return expressions.map { $0 + direction }
     }
 }

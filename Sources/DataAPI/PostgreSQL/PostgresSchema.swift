@@ -33,6 +33,14 @@ enum PostgresSchema {
         )
         """,
         "CREATE INDEX IF NOT EXISTS fh_relations_by_target ON fh_relations (owner_class, field, target_id)",
+        // The classes full-text search is on for and their indexed fields (a JSON array); a
+        // class listed here has a search table (`searchTable`), and only then.
+        """
+        CREATE TABLE IF NOT EXISTS fh_search (
+            class TEXT COLLATE "C" PRIMARY KEY,
+            fields JSONB NOT NULL
+        )
+        """,
         // A number out of a JSONB value, NULL for anything else: a bare cast would fail the whole
         // query on the first document whose field holds text.
         """
@@ -85,6 +93,35 @@ enum PostgresSchema {
             """,
             "CREATE INDEX IF NOT EXISTS \"\(table)_created\" ON \"\(table)\" (created_at)",
             "CREATE INDEX IF NOT EXISTS \"\(table)_updated\" ON \"\(table)\" (updated_at)",
+        ]
+    }
+
+    /// The search table of a class table: each object's `tsvector` (`PostgresSearchText`).
+    static func searchTable(_ table: String) -> String { table + "_search" }
+
+    /// The statement that creates a class's search table, empty and without its key's
+    /// reference or its GIN index (`finishSearchTable`): a build fills it first, which is
+    /// faster than checking and indexing row by row.
+    static func createSearchTable(_ table: String) -> String {
+        """
+        CREATE TABLE "\(searchTable(table))" (
+            object_id TEXT COLLATE "C" PRIMARY KEY,
+            tsv TSVECTOR NOT NULL
+        )
+        """
+    }
+
+    /// The statements that finish a filled search table: its rows reference the class's, so a
+    /// deleted object's row goes with it in the same transaction, on every delete path; and
+    /// the GIN index that answers `tsv @@ query`.
+    static func finishSearchTable(_ table: String) -> [String] {
+        let search = searchTable(table)
+        return [
+            """
+            ALTER TABLE "\(search)" ADD CONSTRAINT "\(search)_object" FOREIGN KEY (object_id)
+            REFERENCES "\(table)" (id) ON DELETE CASCADE
+            """,
+            "CREATE INDEX \"\(search)_tsv\" ON \"\(search)\" USING gin (tsv)",
         ]
     }
 

@@ -28,6 +28,9 @@ extension PostgresStorage {
                     "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?::jsonb)",
                     [object.objectId, now, now, try write.document()]))
             try await self.record(write, className: className, ownerId: object.objectId, connection)
+            if let indexed = try await self.searchFields(className, connection) {
+                try await self.writeSearchRows([(object.objectId, object.fields)], table: entry.table, indexed: indexed, connection)
+            }
             entry.fields.merge(write.newFieldTypes) { recorded, _ in recorded }
             return (object, entry)
         }
@@ -39,9 +42,12 @@ extension PostgresStorage {
     /// members. Then the INSERT is the whole write, sent alone (one round trip instead of
     /// BEGIN, INSERT, COMMIT): recorded types never change, so the catalog's are authoritative.
     /// Not retried if the connection drops while it runs: the row may have been written.
-    /// Returns nil when the write needs the full path.
+    /// Returns nil when the write needs the full path, a class search is on for included: the
+    /// INSERT writes nothing when the class has search settings, read by the statement itself
+    /// after it has the table's lock (see `PostgresStorage+Search`), so a host can't miss that
+    /// another has just turned search on.
     private func createInOneStatement(_ className: String, changes: ObjectChanges) async throws -> StoredObject? {
-        guard let entry = catalog.withLock({ $0[className] }) else { return nil }
+        guard !searchMayBeOn(className), let entry = catalog.withLock({ $0[className] }) else { return nil }
         guard let write = try? ObjectWrite(current: [:], changes: changes, typeOf: { entry.fields[$0] }),
             write.newFieldTypes.isEmpty, write.relationChanges.isEmpty
         else { return nil }
@@ -50,12 +56,20 @@ extension PostgresStorage {
             className: className, objectId: changes.objectId ?? ObjectID.make(), createdAt: now, updatedAt: now,
             fields: write.fields)
         let insert = SQL(
-            "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?::jsonb)",
-            [object.objectId, now, now, try write.document()])
+            """
+            INSERT INTO "\(entry.table)" (id, created_at, updated_at, doc) SELECT ?, ?, ?, ?::jsonb
+            WHERE NOT EXISTS (SELECT 1 FROM fh_search WHERE class = ?) RETURNING id
+            """,
+            [object.objectId, now, now, try write.document(), className])
+        let inserted: [[String]]
         do {
-            _ = try await rows(insert)
+            inserted = try await rows(insert)
         } catch {
             throw report(Failure(error, sentAlone: true), writing: true)
+        }
+        if inserted.isEmpty {
+            noteSearch(className, on: true)
+            return nil
         }
         return object
     }
@@ -86,6 +100,12 @@ extension PostgresStorage {
             try await connection.run(
                 SQL("UPDATE \"\(entry.table)\" SET updated_at = ?, doc = ?::jsonb WHERE id = ?", [now, try write.document(), id]))
             try await self.record(write, className: className, ownerId: id, connection)
+            // Every object of a searched class has its row: it changes only with an indexed field.
+            if let indexed = try await self.searchFields(className, connection),
+                indexed.contains(where: { object.fields[$0] != write.fields[$0] })
+            {
+                try await self.writeSearchRows([(id, write.fields)], table: entry.table, indexed: indexed, connection)
+            }
             object.fields = write.fields
             object.updatedAt = now
             entry.fields.merge(write.newFieldTypes) { recorded, _ in recorded }
@@ -184,7 +204,15 @@ extension PostgresStorage {
                         ]
                     }
                     insert.text += " ON CONFLICT (id) DO NOTHING RETURNING id"
-                    written = try await connection.rows(insert).count
+                    let ids = Set(try await connection.rows(insert).map { $0[0] })
+                    written = ids.count
+                    if let indexed = try await self.searchFields(className, connection) {
+                        // The first of an id given twice is the one inserted.
+                        var seen = Set<String>()
+                        let new = objects.filter { ids.contains($0.objectId) && seen.insert($0.objectId).inserted }
+                            .map { ($0.objectId, $0.fields) }
+                        try await self.writeSearchRows(new, table: known.table, indexed: indexed, connection)
+                    }
                 }
                 for (field, type) in fieldTypes.sorted(by: { $0.key < $1.key }) {
                     try await connection.run(
@@ -248,7 +276,7 @@ extension PostgresStorage {
 
     /// Creates a class's row and table. Two hosts creating the same class at once both insert;
     /// the second waits on the unique name, then finds the first's row and uses its table.
-    private func createClass(_ className: String, _ connection: PostgresConnection) async throws -> ClassEntry {
+    func createClass(_ className: String, _ connection: PostgresConnection) async throws -> ClassEntry {
         let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
         let inserted = try await connection.rows(
             SQL(
@@ -304,7 +332,7 @@ extension PostgresStorage {
     }
 
     /// Adds what a committed write learned of its class to the catalog.
-    private func remember(_ className: String, _ entry: ClassEntry) {
+    func remember(_ className: String, _ entry: ClassEntry) {
         catalog.withLock { catalog in
             guard var known = catalog[className] else {
                 catalog[className] = entry

@@ -19,6 +19,8 @@ package final class PostgresStorage: StorageEngine {
     let catalog: Mutex<[String: ClassEntry]>
     /// Creates the indexes queries need.
     let indexer = PostgresIndexer()
+    /// The classes this host last saw search on for (`searchMayBeOn`): a hint, never trusted.
+    let searchedClasses = Mutex<Set<String>>([])
     /// The task that runs the client's connection pool, until `close()`.
     private let runner: Mutex<Task<Void, Never>?>
 

@@ -215,18 +215,21 @@ struct SQLiteQueryCompiler {
                 sql: "ORDER BY \(distanceExpression(near.key)) ASC, rowid ASC",
                 arguments: [near.point.latitude.databaseValue, near.point.longitude.databaseValue])
         }
-        var terms: [String] = keys.map { key in
-            let expr: String
-            if let column = Self.column(for: key.key) {
-                expr = column
-            } else if !key.key.contains("."), fields[key.key] == .date {
-                expr = Self.extract(key.key, suffix: "iso")
-            } else {
-                expr = Self.extract(key.key)
-            }
-            return expr + (key.descending ? " DESC" : " ASC")
-        }
+        var terms: [String] = keys.map(orderTerm)
         terms.append("rowid ASC")
         return Fragment(sql: "ORDER BY " + terms.joined(separator: ", "))
+    }
+
+    /// The ORDER BY term of one key (what a search's order shares with a find's).
+    func orderTerm(_ key: SortKey) -> String {
+        let expr: String
+        if let column = Self.column(for: key.key) {
+            expr = column
+        } else if !key.key.contains("."), fields[key.key] == .date {
+            expr = Self.extract(key.key, suffix: "iso")
+        } else {
+            expr = Self.extract(key.key)
+        }
+        return expr + (key.descending ? " DESC" : " ASC")
     }
 }

@@ -33,6 +33,11 @@ enum SQLiteSchema {
                     CREATE INDEX relations_by_target ON relations (owner_class, field, target_id);
                     """)
         }
+        // Full-text search: the classes it is on for and their fields (a JSON array); each
+        // such class has an FTS5 table of its own (`SQLiteSearchIndex`).
+        migrator.registerMigration("v2-search") { db in
+            try db.execute(sql: "CREATE TABLE search_classes (class TEXT PRIMARY KEY, fields TEXT NOT NULL) WITHOUT ROWID")
+        }
         return migrator
     }
 

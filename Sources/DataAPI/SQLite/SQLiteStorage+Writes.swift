@@ -30,6 +30,7 @@ extension SQLiteStorage {
         try db.cachedStatement(
             sql: "INSERT INTO \"\(entry.table)\" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?)"
         ).execute(arguments: [object.objectId, now, now, try write.document()])
+        try searchIndex(of: className)?.insert(rowid: db.lastInsertedRowID, document: write.fields, db)
         try self.record(write, className: className, ownerId: object.objectId, db)
         return (object, write.newFieldTypes, entry.table)
     }
@@ -92,6 +93,7 @@ extension SQLiteStorage {
             let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
             try db.cachedStatement(sql: "UPDATE \"\(entry.table)\" SET updated_at = ?, doc = ? WHERE id = ?")
                 .execute(arguments: [now, try write.document(), id])
+            try self.reindex(className, id: id, old: object.fields, new: write.fields, db)
             try self.record(write, className: className, ownerId: id, db)
             object.fields = write.fields
             object.updatedAt = now
@@ -109,6 +111,7 @@ extension SQLiteStorage {
             }
             if let check, let object = try self.row(id, of: className, entry, db) { try check(object) }
             if let condition { try self.check(condition, id: id, className: className, entry: entry, db) }
+            try self.searchIndex(of: className)?.delete(ids: [id], db)
             try db.execute(sql: "DELETE FROM \"\(entry.table)\" WHERE id = ?", arguments: [id])
             try db.execute(
                 sql: "DELETE FROM relations WHERE owner_class = ? AND owner_id = ?", arguments: [className, id])
@@ -136,6 +139,7 @@ extension SQLiteStorage {
                 }
                 guard !present.isEmpty else { continue }
                 let presentMarks = Self.placeholders(present.count)
+                try self.searchIndex(of: className)?.delete(ids: present, db)
                 try db.execute(
                     sql: "DELETE FROM \"\(entry.table)\" WHERE id IN (\(presentMarks))", arguments: StatementArguments(present))
                 try db.execute(
@@ -165,7 +169,9 @@ extension SQLiteStorage {
                 for object in objects {
                     let document = String(decoding: JSONValue.object(object.fields).jsonBytes, as: UTF8.self)
                     try insert.execute(arguments: [object.objectId, object.createdAt, object.updatedAt, document])
-                    written += db.changesCount
+                    guard db.changesCount > 0 else { continue }
+                    written += 1
+                    try self.searchIndex(of: className)?.insert(rowid: db.lastInsertedRowID, document: object.fields, db)
                 }
                 for (field, type) in fieldTypes {
                     try db.execute(
@@ -227,7 +233,7 @@ extension SQLiteStorage {
         guard matched else { throw DataAPIError.noEffect }
     }
 
-    private func createClass(_ className: String, _ db: Database) throws -> ClassEntry {
+    func createClass(_ className: String, _ db: Database) throws -> ClassEntry {
         let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
         try db.execute(sql: "INSERT INTO classes (name, created_at) VALUES (?, ?)", arguments: [className, now])
         let table = "o_\(db.lastInsertedRowID)"
@@ -257,7 +263,7 @@ extension SQLiteStorage {
     }
 
     /// Adds what a committed write created to the catalog.
-    private func remember(_ className: String, _ newFields: [String: FieldType], table: String? = nil) {
+    func remember(_ className: String, _ newFields: [String: FieldType], table: String? = nil) {
         catalog.withLock { catalog in
             if catalog[className] == nil, let table {
                 // The class was created by this write, whose fields are then all it has.

@@ -20,6 +20,10 @@ package final class SQLiteStorage: StorageEngine {
     let budget: StatementBudget
     /// Creates waiting for the writer, committed in groups (`SQLiteCreateQueue`).
     let creates = SQLiteCreateQueue()
+    /// The full-text index of each class search is on for, by class: what every write of the
+    /// class keeps current. Changed only when `setSearch` commits, on the writer's queue before
+    /// the next write starts, so the writer always sees what is committed.
+    let searchIndexes: Mutex<[String: SQLiteSearchIndex]>
 
     /// A class's table and recorded field types.
     struct ClassEntry: Sendable {
@@ -47,8 +51,9 @@ package final class SQLiteStorage: StorageEngine {
         configuration.busyMode = .timeout(5)
         pool = try DatabasePool(path: path, configuration: configuration)
         try SQLiteSchema.migrator().migrate(pool)
-        let entries = try pool.read { db in try Self.loadCatalog(db) }
+        let (entries, indexes) = try pool.read { db in (try Self.loadCatalog(db), try Self.loadSearchIndexes(db)) }
         catalog = Mutex(entries)
+        searchIndexes = Mutex(indexes)
         ensureUniqueIndexes(logger: logger)
     }
 
@@ -105,8 +110,10 @@ package final class SQLiteStorage: StorageEngine {
     /// Writes wait for SQLite's single writer without holding a thread: GRDB's async API queues
     /// them. (Run inline, concurrent writers blocked both cooperative threads and create/s fell
     /// by two thirds on two cores.)
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let budget = self.budget
+    func write<T: Sendable>(
+        budget: StatementBudget? = nil, _ body: @escaping @Sendable (Database) throws -> T
+    ) async throws -> T {
+        let budget = budget ?? self.budget
         do {
             return try await pool.write { db in try SQLiteStatementWatch.run(db, budget: budget, body) }
         } catch {

@@ -84,20 +84,8 @@ extension DataService {
             return nil
         }
         let settings = SearchSettings(className: className, fields: fields)
-        guard !settings.fields.isEmpty, settings.fields.count <= SearchSettings.maxFields else {
-            throw DataAPIError(.badParameters, "Search indexes 1 to \(SearchSettings.maxFields) fields of a class.")
-        }
-        for field in settings.fields {
-            guard Names.isValidFieldName(field), field != "ACL" else {
-                throw DataAPIError(
-                    .invalidKeyName,
-                    "Search can't index '\(field)': name a field of the class (objectId, createdAt and updatedAt are always searchable).")
-            }
-        }
-        let current = try await storage.searchSettings()
-        if !current.contains(where: { $0.className == className }), current.count >= SearchSettings.maxClasses {
-            throw DataAPIError(.badParameters, "Search is on for at most \(SearchSettings.maxClasses) classes: turn one off first.")
-        }
+        let others = try await storage.searchSettings().filter { $0.className != className }
+        try SearchLimits.check(settings, otherClasses: others.count)
         guard try await storage.classExists(className) else { throw Self.classNotFound }
         try await storage.setSearch(className, to: settings)
         return settings

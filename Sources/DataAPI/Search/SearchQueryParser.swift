@@ -22,8 +22,9 @@ package struct SearchQueryParser {
     package static let maxLength = 4096
     /// The most words, phrases and conditions in one `q`.
     package static let maxClauses = 64
-    /// The deepest nesting of parentheses and `NOT`s.
-    package static let maxDepth = 20
+    /// The deepest nesting of parentheses (within the engines' `SearchLimits.maxDepth`, which
+    /// also counts the AND, OR and NOT they hold).
+    package static let maxDepth = 12
 
     /// The class searched (for messages).
     let className: String
