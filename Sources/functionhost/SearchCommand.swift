@@ -76,10 +76,9 @@ struct SearchOn: AsyncParsableCommand {
     /// Server, credentials and output form.
     @OptionGroup var options: ClientOptions
 
-    /// Refuses a bad class or field name, or no field, before any request.
+    /// Refuses a bad class or field name before any request (the parser refuses no field).
     func validate() throws {
         try SearchCommand.validate(className: className)
-        guard !fields.isEmpty else { throw ValidationError("Give at least one field to index.") }
         for field in fields where !Names.isValidFieldName(field) {
             throw ValidationError("'\(field)' is not a field name: search indexes top-level fields.")
         }
