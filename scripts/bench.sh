@@ -153,6 +153,14 @@ CONNECTIONS=1 run_wrk "equality, indexed (c=1)" "http://127.0.0.1:$HOST_PORT/1.1
 CONNECTIONS=1 run_wrk "range+order+limit (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/classes/Big?$Q_RANGE" scripts/bench/auth.lua
 CONNECTIONS=1 run_wrk "\$inQuery join (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/classes/Big?$Q_IN" scripts/bench/auth.lua
 
+# Full-text search: the indexing rate with search on and off, and query p50/p99 over
+# SEARCH_DOCS documents of Chinese and English text (default 100 000; SEARCH_DOCS=0 leaves it out).
+SEARCH_DOCS=${SEARCH_DOCS:-100000}
+if [ "$SEARCH_DOCS" -gt 0 ]; then
+    echo
+    python3 scripts/bench/search.py "http://127.0.0.1:$HOST_PORT" SQLite "$SEARCH_DOCS"
+fi
+
 echo
 echo "ratios (same run):"
 awk -v c="$CREATE" -v f="$FETCH" -v b="$BARE" -v s="$SQLITE" -v h="$HELLO_RATIO" -v j="$JS_RATIO" -v hr="$HOOK_RATIO" 'BEGIN {

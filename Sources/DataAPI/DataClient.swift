@@ -58,4 +58,20 @@ public struct DataClient: Sendable {
         if !order.isEmpty { query["order"] = .string(order.map { ($0.descending ? "-" : "") + $0.key }.joined(separator: ",")) }
         return try await service.find(className, query: query, caller: caller).objects
     }
+
+    /// A page of a full-text search, as the caller may see it (`GET /1.1/search/select`):
+    /// objects it may not read are neither answered nor counted in `hits`; the next page is
+    /// asked with the answer's `scrollID`.
+    public func search(_ request: SearchRequest) async throws -> SearchAnswer {
+        try await service.search(request, caller: caller)
+    }
+
+    /// The first page of the objects of `className` matching `query` (LeanCloud's query-string
+    /// syntax), best match first unless `order` says otherwise.
+    public func search(
+        _ className: String, query: String, order: [SortKey] = [], limit: Int = SearchRequest.defaultLimit,
+        highlights: [String]? = nil
+    ) async throws -> SearchAnswer {
+        try await search(SearchRequest(className: className, query: query, limit: limit, highlights: highlights, order: order))
+    }
 }

@@ -285,7 +285,7 @@ public enum FunctionHostServer {
         LiveQueryRoutes(hub: services.liveQuery, data: data).register(on: group)
         FunctionRoutes(
             environments: services.deployer.environments, data: data, metrics: services.metrics, limiter: limiter,
-            logs: services.functionLogs)
+            logs: services.functionLogs, publicURL: configuration.publicURL, appId: configuration.keys.appId)
             .register(on: group, masterOnly: group.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
         DeployRoutes(deployer: services.deployer).register(on: group)
         LogRoutes(logs: services.functionLogs)

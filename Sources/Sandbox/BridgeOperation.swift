@@ -29,6 +29,10 @@ public enum BridgeOperation: String, CaseIterable, Sendable {
     case dataFind = "data.find"
     /// Counts a query's matches: `{className, where?, options}` → a number.
     case dataCount = "data.count"
+    /// Runs a full-text search (`AV.SearchQuery`): the parameters of `GET /1.1/search/select`
+    /// (`{clazz?, q, limit?, skip?, sid?, order?, sort?, keys?, include?, highlights?,
+    /// returnACL?, options}`) → `{results, hits, sid}` as that route answers.
+    case dataSearch = "data.search"
     /// `AV.Cloud.run` of a function the script doesn't define (a Swift one):
     /// `{name, params, options: {sessionToken?}}` → the function's result.
     case cloudRun = "cloud.run"

@@ -20,6 +20,7 @@ enum SandboxScripts {
         ("sdk-relation.js", PackageResources.sdk_relation_js),
         ("sdk-query.js", PackageResources.sdk_query_js),
         ("sdk-query-run.js", PackageResources.sdk_query_run_js),
+        ("sdk-search.js", PackageResources.sdk_search_js),
         ("sdk-user.js", PackageResources.sdk_user_js),
         ("sdk-http.js", PackageResources.sdk_http_js),
     ].map { ($0.0, String(decoding: $0.1, as: UTF8.self)) }

@@ -65,6 +65,11 @@ awk -v sc="$S_CREATE" -v pc="$P_CREATE" -v sq="$S_QUERY" -v pq="$P_QUERY" -v sh=
     printf "  indexed equality: two hosts / one      %.2f\n", tq / pq
 }'
 
+if [ "$SEARCH_DOCS" -gt 0 ]; then
+    echo
+    python3 scripts/bench/search.py "http://127.0.0.1:$PG_A" PostgreSQL "$SEARCH_DOCS"
+fi
+
 if [ "$IMPORT_OBJECTS" -gt 0 ]; then
     echo
     echo "import (PostgreSQL):"

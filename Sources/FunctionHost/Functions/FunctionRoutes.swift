@@ -20,6 +20,9 @@ struct FunctionRoutes: Sendable {
     let logs: FunctionLogs
     /// Ends Swift functions that run past their deadline.
     let deadlines = DeadlineWatch()
+    /// The configured public URL and the app id, what a script's search results link with.
+    var publicURL: String? = nil
+    var appId = ""
 
     /// Adds the calls to `group` and the functions' list to `masterOnly`, a master-only group.
     func register(on group: RouterGroup<HostRequestContext>, masterOnly: RouterGroup<HostRequestContext>) {
@@ -76,7 +79,8 @@ struct FunctionRoutes: Sendable {
             remoteAddress: context.clientAddress, isMaster: caller.isMaster,
             environment: environment, variables: live.variables, taggedLogger: TaggedLogger(context.logger.recording(into: logs), tags: tags), deadline: .now + entry.options.timeout,
             data: DataClient(service: data, caller: dataCaller),
-            functions: registry)
+            functions: registry,
+            searchLinks: SearchLinks(base: LinkBase.forFiles(publicURL: publicURL, context: context), appId: appId))
         let start = ContinuousClock.now
         let result: JSONValue
         do {

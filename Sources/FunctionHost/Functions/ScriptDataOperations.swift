@@ -12,9 +12,13 @@ struct ScriptDataOperations: Sendable {
     /// The data layer every write and read goes through.
     let service: DataService
 
+    /// Where search results link to (`_app_url`, `_deeplink`); nil leaves the links out.
+    let searchLinks: SearchLinks?
+
     /// Creates the operations over a data service.
-    init(service: DataService) {
+    init(service: DataService, searchLinks: SearchLinks? = nil) {
         self.service = service
+        self.searchLinks = searchLinks
     }
 
     /// Performs one `data.*` operation for `caller`.
@@ -72,6 +76,11 @@ struct ScriptDataOperations: Sendable {
             parameters["count"] = 1
             let found = try await service.find(try arguments.className(), query: parameters, withCount: true, caller: caller)
             return .int(Int64(found.count ?? 0))
+        case .dataSearch:
+            // The caller's search, as `GET /1.1/search/select` runs it for a client.
+            let request = try ScriptSearch.request(arguments)
+            let answer = try await service.search(request, caller: caller)
+            return ScriptSearch.answerJSON(answer, links: searchLinks)
         case .cloudRun, .cloudUser, .httpRequest:
             throw HostCallError(code: 1, message: "'\(operation.rawValue)' is not a data operation.")
         }

@@ -27,6 +27,8 @@ struct ScriptHost: SandboxHost {
     let run: @Sendable (String, JSONValue, String?) async throws -> JSONValue
     /// Outbound HTTP under the environment's allow-list.
     let outbound: Outbound
+    /// Where search results link to (`_app_url`); nil leaves the links out.
+    var searchLinks: SearchLinks? = nil
 
     func perform(_ operation: BridgeOperation, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
         // A call the script makes after its deadline would outlive the work it serves; one whose
@@ -37,10 +39,10 @@ struct ScriptHost: SandboxHost {
         // Every operation the bridge declares has its handler here: no default, so a new one
         // doesn't compile until it is handled.
         switch operation {
-        case .dataCreate, .dataUpdate, .dataDelete, .dataFetch, .dataFind, .dataCount:
+        case .dataCreate, .dataUpdate, .dataDelete, .dataFetch, .dataFind, .dataCount, .dataSearch:
             // The call's caller carries the request's environment, and with it its database.
             let caller = try await callerOfCall(arguments)
-            return try await ScriptDataOperations(service: service).perform(operation, arguments: arguments, caller: caller)
+            return try await ScriptDataOperations(service: service, searchLinks: searchLinks).perform(operation, arguments: arguments, caller: caller)
         case .cloudRun:
             return try await runFunction(arguments)
         case .cloudUser:
