@@ -38,6 +38,25 @@ import Testing
         }
     }
 
+    /// Pings sent in the handshake's own packet reach the server before the connection's task
+    /// has started: the limiter is in place from the upgrade on, so they are counted too (when
+    /// the task installed it, a burst like this was answered in full, pong by pong).
+    @Test func pingsSentWithTheHandshakeAreLimitedToo() async throws {
+        try await Realtime.serve(limits: RealtimeLimits(pingsPerSecond: 0.001, pingBurst: 5)) { api, _ in
+            let connection = try RawConnection(port: api.port)
+            let mask: [UInt8] = [0x01, 0x02, 0x03, 0x04]
+            let ping: [UInt8] = [0x89, 0x80 | 4] + mask + Array("ping".utf8).enumerated().map { $1 ^ mask[$0 % 4] }
+            let pings = Array((0..<200).map { _ in ping }.joined())
+            try connection.send(bytes: Array(RealtimeEdgeTests.upgrade(origin: nil).utf8) + pings)
+            let received = try await connection.read(untilContaining: RealtimeClose.tooFast.reason)
+            #expect(received.hasPrefix("HTTP/1.1 101"))
+            // A close frame (0x88), its length, 4116 (0x1014) and the reason.
+            #expect(received.hasSuffix("\u{10}\u{14}" + RealtimeClose.tooFast.reason))
+            // At most the burst's pongs (0x8A, 4 bytes of payload) were written before it.
+            #expect(received.components(separatedBy: "\u{FFFD}\u{04}ping").count - 1 <= 5)
+        }
+    }
+
     @Test func aClientPingingNowAndThenIsServed() async throws {
         try await Realtime.serve(limits: RealtimeLimits(pingsPerSecond: 0.001, pingBurst: 5)) { api, _ in
             let close = try await Realtime.connect(port: api.port) { session in

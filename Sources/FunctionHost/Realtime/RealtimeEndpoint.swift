@@ -54,8 +54,11 @@ struct RealtimeEndpoint: Sendable {
         }
         let client = ClientAddress.resolve(peer: channel.remoteAddress?.ipAddress, headers: request.headerFields, trusting: proxies)
         let share = budget.share(forClient: client)
+        let alarm = ControlFrameAlarm()
+        RealtimeControlFrames.arm(on: channel, perSecond: limits.pingsPerSecond, burst: limits.pingBurst, alarm: alarm)
         return .upgrade([.secWebSocketProtocol: name]) { inbound, outbound, _ in
-            await serve(dialect: dialect, client: client, share: share, inbound: inbound, outbound: outbound, channel: channel)
+            await serve(
+                dialect: dialect, client: client, share: share, alarm: alarm, inbound: inbound, outbound: outbound, channel: channel)
         }
     }
 
@@ -73,7 +76,7 @@ struct RealtimeEndpoint: Sendable {
     /// One connection: its reader answers commands in order while its writer writes replies
     /// and pushes from the outbox; it ends when either side closes.
     private func serve(
-        dialect: SubProtocol, client: String?, share: RealtimeQueueBudget.Share?, inbound: WebSocketInboundStream,
+        dialect: SubProtocol, client: String?, share: RealtimeQueueBudget.Share?, alarm: ControlFrameAlarm, inbound: WebSocketInboundStream,
         outbound: WebSocketOutboundWriter, channel: any Channel
     ) async {
         metrics.recordRealtimeOpened()
@@ -84,9 +87,7 @@ struct RealtimeEndpoint: Sendable {
             // A client that doesn't read gets its close frame late or never: the socket is cut.
             channel.eventLoop.scheduleTask(in: .init(grace)) { channel.close(promise: nil) }
         }
-        RealtimeControlFrames.install(on: channel, perSecond: limits.pingsPerSecond, burst: limits.pingBurst) {
-            outbox.close(.tooFast)
-        }
+        alarm.listen { outbox.close(.tooFast) }
         channel.pipeline.fireUserInboundEventTriggered(ConnectionGate.Upgraded(idleTimeout: idleTimeout) { outbox.close(.idle) })
         let codec = RealtimeCodec(dialect: dialect)
         let goaway = shutdown.register { [metrics] in
