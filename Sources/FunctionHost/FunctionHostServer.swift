@@ -70,12 +70,11 @@ public enum FunctionHostServer {
         let gate: @Sendable () -> ConnectionGate = { [proxies = configuration.trustedProxies] in ConnectionGate(counts: counts, limits: limits, proxies: proxies) }
         let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [ConnectionGuard(limits: limits)], idleTimeout: .init(limits.idleTimeout))
         let realtime = configuration.realtimeLimits
-        let shutdown = RealtimeShutdown()
         let endpoint = RealtimeEndpoint(
             appID: configuration.keys.appId, connections: connections, limits: realtime,
             idleTimeout: realtime.idleTimeout(limits), metrics: metrics,
             budget: RealtimeQueueBudget(limit: realtime.maxQueuedBytesPerAddress), proxies: configuration.trustedProxies,
-            origins: configuration.realtimeOrigins ?? configuration.webOrigins, shutdown: shutdown)
+            origins: configuration.realtimeOrigins ?? configuration.webOrigins)
         // The library's pings are off: the SDKs keep their connections alive themselves, and the
         // gate closes one that sent nothing for the idle time.
         let webSocket = WebSocketServerConfiguration(maxFrameSize: realtime.maxMessageSize, autoPing: .disabled, closeTimeout: realtime.closeGrace)
@@ -84,7 +83,7 @@ public enum FunctionHostServer {
                 inner: HTTP1WebSocketUpgradeChannel(
                     responder: responder, configuration: .init(http1: http1, ws: webSocket),
                     shouldUpgrade: { request, channel, _ in endpoint.shouldUpgrade(request, channel: channel) }),
-                gate: gate, onGracefulShutdown: shutdown.begin)
+                gate: gate)
         }
     }
 

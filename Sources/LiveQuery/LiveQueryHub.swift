@@ -86,10 +86,20 @@ public final class LiveQueryHub: LiveQueryConnections {
         }
         try await data.checkStandingQuery(query, caller: caller)
         let queryID = QueryID.make(subscriptionID: id, query: query)
-        try table.add(
-            Subscription(
-                id: id, queryID: queryID, query: query, caller: caller, owners: Self.owners(caller, client: client),
-                client: SubscriptionTable.clientKey(client)))
+        let subscription = Subscription(
+            id: id, queryID: queryID, query: query, caller: caller, owners: Self.owners(caller, client: client),
+            client: SubscriptionTable.clientKey(client))
+        try table.add(subscription)
+        // The session may have ended while the subscribe was checked: the hub ended its
+        // subscriptions then, before this one was added. Read again now that it is in the table,
+        // so a session change committed from here on ends it, and one committed before is seen.
+        if let token = subscription.sessionToken, !caller.isMaster {
+            let holder = try? await data.user(forSessionToken: token, in: caller.environment)
+            guard let holder, holder.objectId == caller.userId else {
+                _ = try? table.remove(id: id, queryID: queryID)
+                throw DataAPIError(.userNotFound, "Could not find user.")
+            }
+        }
         // Returns once every host announces writes of the class: one committed after this
         // answer reaches the subscription, whichever host made it.
         await feed.watch(table.watchedClasses)
@@ -115,7 +125,17 @@ public final class LiveQueryHub: LiveQueryConnections {
     /// Ends a subscription; whether it existed.
     @discardableResult
     public func unsubscribe(id: String, queryID: String) -> Bool {
-        table.remove(id: id, queryID: queryID)
+        (try? table.remove(id: id, queryID: queryID)) ?? false
+    }
+
+    /// Ends a subscription as a client asks: only its own principal, or a request from the
+    /// client address that made it, may (as only they may replace it); whether it was there.
+    ///
+    /// - Throws: 119 for someone else from another address.
+    public func unsubscribe(id: String, queryID: String, caller: Caller, client: String?) throws -> Bool {
+        try table.remove(
+            id: id, queryID: queryID,
+            by: (Subscription.principal(of: caller), SubscriptionTable.clientKey(client)))
     }
 
     /// Whether a write of the class may matter to a subscription of this hub: what a feed only

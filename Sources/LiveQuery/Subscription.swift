@@ -25,7 +25,10 @@ struct Subscription: Sendable {
     var sessionToken: String? { caller.user?["sessionToken"]?.stringValue }
 
     /// Who made it, for replacing it: the master key, a user, or the app key alone.
-    var principal: String {
+    var principal: String { Self.principal(of: caller) }
+
+    /// Who a caller is, as subscriptions compare it.
+    static func principal(of caller: Caller) -> String {
         caller.isMaster ? "master" : caller.userId.map { "user:" + $0 } ?? "app"
     }
 }

@@ -124,9 +124,19 @@ final class SubscriptionTable: Sendable {
         address.map(SendLimits.client(ofAddress:))
     }
 
-    /// Removes a subscription; whether it was there.
-    func remove(id: String, queryID: String) -> Bool {
-        state.withLock { state in
+    /// Removes a subscription; whether it was there. With `by`, only as its replacement may:
+    /// its own principal, or anyone from its own client address (the device); someone else
+    /// elsewhere who learnt the id (query ids are derived, not secret) may not end it.
+    ///
+    /// - Throws: 119 for someone else from another address; nothing is removed.
+    func remove(id: String, queryID: String, by requester: (principal: String, client: String?)? = nil) throws(DataAPIError) -> Bool {
+        try state.withLock { (state) throws(DataAPIError) -> Bool in
+            if let requester, let held = state.clients[id]?.subscriptions[queryID],
+                held.principal != requester.principal, held.client != requester.client
+            {
+                throw DataAPIError(
+                    .operationForbidden, "This subscription id's query was subscribed by someone else from another address.")
+            }
             guard let removed = state.clients[id]?.subscriptions.removeValue(forKey: queryID) else { return false }
             Self.forget([removed], in: &state)
             if let client = state.clients[id], client.subscriptions.isEmpty, client.sinks.isEmpty {

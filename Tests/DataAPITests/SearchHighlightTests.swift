@@ -65,4 +65,18 @@ struct SearchHighlightTests {
         let cjk = String(repeating: "可", count: 200_000)
         #expect(try highlight("可可", ["body": .string(cjk)])["body"]?.count == 1)
     }
+
+    /// Attack: a page of long texts and a query of many prefixes would hold a core outside any
+    /// statement's budget; an answer's highlights share one budget of comparisons, and a text
+    /// past what is left gets no fragments rather than the time.
+    @Test func anAnswersHighlightsStopAtItsBudget() throws {
+        let highlighter = SearchHighlighter(.text(try #require(SearchAnalyzer.match("coffee"))))
+        let object: [String: JSONValue] = ["title": .string(Array(repeating: "tea coffee", count: 1000).joined(separator: " "))]
+        var budget = 100
+        #expect(highlighter.highlight(object, fields: ["title"], budget: &budget).isEmpty)
+        #expect(budget == 0)
+        budget = SearchHighlighter.answerBudget
+        #expect(highlighter.highlight(object, fields: ["title"], budget: &budget)["title"]?.count == SearchHighlighter.maxFragments)
+        #expect(budget == SearchHighlighter.answerBudget - 2000)
+    }
 }

@@ -8,8 +8,8 @@ import Testing
 
 @testable import FunctionHost
 
-/// The realtime endpoint's edges: what one client's connections may queue together, which web
-/// pages may open a socket, and what connected clients are told when the server shuts down.
+/// The realtime endpoint's edges: what one client's connections may queue together, and which
+/// web pages may open a socket.
 @Suite struct RealtimeEdgeTests {
     @Test func theConnectionsOfOneClientShareOneQueueBudget() throws {
         let event = Realtime.event(.update, padding: 200)
@@ -172,54 +172,6 @@ import Testing
         let mask: [UInt8] = [0x01, 0x02, 0x03, 0x04]
         let payload = Array(text.utf8).enumerated().map { $1 ^ mask[$0 % 4] }
         return [0x81, 0x80 | UInt8(payload.count)] + mask + payload
-    }
-
-    @Test func aGracefulShutdownTellsEachConnectedClientGoaway() async throws {
-        let clients = Recorded<Task<(String, WebSocketCloseFrame?), any Error>>()
-        try await Realtime.serve { api, _ in
-            let (loggedIn, ready) = AsyncStream.makeStream(of: Void.self)
-            // The binary dialect and the JSON one, each logged in and reading.
-            clients.record(
-                Task {
-                    let first = Recorded<String>()
-                    let close = try await Realtime.connect(port: api.port) { session in
-                        try await session.send(Realtime.command(.login, i: 1, installationID: "livequery-binary"))
-                        #expect(try await session.command().cmd == .loggedin)
-                        ready.yield()
-                        first.record(try await session.command().cmd.name)
-                        try await session.drain()
-                    }
-                    return (first.all.first ?? "none", close)
-                })
-            clients.record(
-                Task {
-                    let first = Recorded<String>()
-                    let close = try await Realtime.connect(port: api.port, subProtocol: "lc.json.3") { session in
-                        try await session.send(text: #"{"cmd":"login","i":1,"appId":"app","installationId":"livequery-json","service":1}"#)
-                        #expect(try await session.text().contains("loggedin"))
-                        ready.yield()
-                        first.record(try await session.text())
-                        try await session.drain()
-                    }
-                    return (first.all.first ?? "none", close)
-                })
-            var seen = 0
-            for await _ in loggedIn {
-                seen += 1
-                if seen == 2 { break }
-            }
-            // Returning shuts the server down gracefully, the clients still connected.
-        }
-        let answers = try await Realtime.bounded {
-            var answers: [(String, WebSocketCloseFrame?)] = []
-            for client in clients.all { answers.append(try await client.value) }
-            return answers
-        }
-        #expect(answers.count == 2)
-        // Each client's next command was goaway, then the socket closed.
-        #expect(answers.first?.0 == "goaway")
-        #expect(answers.last.map { $0.0.contains(#""cmd":"goaway""#) && !$0.0.contains(#""i""#) } == true, "\(answers)")
-        for (_, close) in answers { #expect(close != nil) }
     }
 }
 

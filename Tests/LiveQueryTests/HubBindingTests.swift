@@ -44,6 +44,30 @@ import Testing
         }
     }
 
+    /// Attack: query ids are derived from the id and the query, so whoever learnt an id can
+    /// name the query id too. Ending the subscription is for its own user, or its device.
+    @Test func onlyItsOwnerOrItsAddressMayUnsubscribe() async throws {
+        try await HubFixture.run { f in
+            let ada = try await f.user("ada")
+            let mallory = try await f.user("mallory")
+            let query: JSONValue = ["className": "Todo", "where": [:]]
+            let queryID = try await f.hub.subscribe(id: "livequery-ada", query: query, caller: ada, client: Self.victimAddress).queryID
+            for caller in [mallory, HubFixture.anyone] {
+                let refused = await dataError {
+                    _ = try f.hub.unsubscribe(id: "livequery-ada", queryID: queryID, caller: caller, client: Self.attackerAddress)
+                }
+                #expect(refused?.code == .operationForbidden)
+            }
+            #expect(f.hub.statistics.subscriptions == 1)
+            // Her own session from anywhere, or anyone from her address (the SDK without its
+            // session header), ends it.
+            #expect(try f.hub.unsubscribe(id: "livequery-ada", queryID: queryID, caller: HubFixture.anyone, client: Self.victimAddress))
+            #expect(f.hub.statistics.subscriptions == 0)
+            _ = try await f.hub.subscribe(id: "livequery-ada", query: query, caller: ada, client: Self.victimAddress)
+            #expect(try f.hub.unsubscribe(id: "livequery-ada", queryID: queryID, caller: ada, client: Self.attackerAddress))
+        }
+    }
+
     @Test func theDeviceFromANewAddressSubscribesAgainAndReceives() async throws {
         try await HubFixture.run { f in
             let ada = try await f.user("ada")

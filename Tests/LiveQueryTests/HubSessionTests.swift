@@ -59,6 +59,23 @@ import Testing
         }
     }
 
+    /// Attack: someone holding an old token subscribes again and again around its change; a
+    /// subscribe checked with the old session but added after the hub ended that session's
+    /// subscriptions would outlive it. The token is read again once the subscription is in.
+    @Test func aSubscribeWhoseSessionEndedWhileItWasCheckedIsRefused() async throws {
+        try await HubFixture.run { f in
+            let adaId = try #require(try await f.user("ada").userId)
+            let ada = try await Self.session(f, adaId)
+            _ = try await f.accounts.refreshSessionToken(id: adaId, caller: ada)
+            let refused = await dataError { _ = try await f.subscribe("Todo", id: "livequery-ada", as: ada) }
+            #expect(refused?.code == .userNotFound)
+            #expect(f.hub.statistics.subscriptions == 0)
+            // The new session subscribes as usual.
+            _ = try await f.subscribe("Todo", id: "livequery-ada", as: try await Self.session(f, adaId))
+            #expect(f.hub.statistics.subscriptions == 1)
+        }
+    }
+
     @Test func aDeletedUsersSubscriptionsEnd() async throws {
         try await HubFixture.run { f in
             let adaId = try #require(try await f.user("ada").userId)

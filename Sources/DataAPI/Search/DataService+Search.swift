@@ -234,6 +234,7 @@ extension DataService {
         var viewed: [StoredObject] = []
         for object in objects { viewed.append(try await access.view(object)) }
         var highlights: [[String: [String]]?] = []
+        var budget = SearchHighlighter.answerBudget
         for object in viewed {
             guard let asked = request.highlights, let target = targets.first(where: { $0.plan.className == object.className }) else {
                 highlights.append(nil)
@@ -241,7 +242,7 @@ extension DataService {
             }
             // Highlights come from the fields the caller sees (the view), indexed ones only.
             let fields = asked.contains("*") ? target.fields : asked.filter(target.fields.contains)
-            highlights.append(SearchHighlighter(target.plan.expression).highlight(object.fields, fields: fields))
+            highlights.append(SearchHighlighter(target.plan.expression).highlight(object.fields, fields: fields, budget: &budget))
         }
         let included = try await IncludeResolver(access: access, budget: .forAnswer(answerLimits)).resolve(viewed, paths: request.include)
         let resolved = try await FileValueResolver(access: access).resolve(included)

@@ -21,6 +21,11 @@ package struct SearchHighlighter: Sendable {
     package static let fragmentLength = 100
     /// How much of a field's text is searched for matches, in characters.
     package static let maxTextLength = 20_000
+    /// The comparisons one answer's highlights may make in all (a token of the text against a
+    /// match of the query): a page of long texts and a query of many prefixes would otherwise
+    /// hold a core for a minute outside any statement's budget. Past it the remaining results
+    /// are answered without fragments.
+    package static let answerBudget = 4_000_000
 
     /// The query's text matches (those not under a NOT).
     let matches: [SearchMatch]
@@ -32,6 +37,13 @@ package struct SearchHighlighter: Sendable {
 
     /// The fragments of each of `fields` holding a match; fields without one are left out.
     package func highlight(_ object: [String: JSONValue], fields: [String]) -> [String: [String]] {
+        var budget = Self.answerBudget
+        return highlight(object, fields: fields, budget: &budget)
+    }
+
+    /// `highlight(_:fields:)` charged to an answer's `budget` of comparisons; a text whose
+    /// matching would pass what is left gets no fragments.
+    package func highlight(_ object: [String: JSONValue], fields: [String], budget: inout Int) -> [String: [String]] {
         var result: [String: [String]] = [:]
         for field in fields {
             guard let value = object[field] else { continue }
@@ -39,7 +51,8 @@ package struct SearchHighlighter: Sendable {
             guard !relevant.isEmpty else { continue }
             var fragments: [String] = []
             for text in Self.strings(in: value) where fragments.count < Self.maxFragments {
-                fragments += Self.fragments(of: text, matches: relevant, limit: Self.maxFragments - fragments.count)
+                fragments += Self.fragments(
+                    of: text, matches: relevant, limit: Self.maxFragments - fragments.count, budget: &budget)
             }
             if !fragments.isEmpty { result[field] = fragments }
         }
@@ -108,8 +121,14 @@ package struct SearchHighlighter: Sendable {
     }
 
     /// The character ranges of the matches in the text, sorted, overlapping ones merged.
-    static func ranges(in characters: [Character], matches: [SearchMatch]) -> [Range<Int>] {
+    static func ranges(in characters: [Character], matches: [SearchMatch], budget: inout Int) -> [Range<Int>] {
         let (tokens, unigrams) = tokens(of: characters)
+        let cost = (tokens.count + unigrams.count) * matches.count
+        guard cost <= budget else {
+            budget = 0
+            return []
+        }
+        budget -= cost
         var found: [Range<Int>] = []
         for match in matches where !match.tokens.isEmpty {
             if match.isUnigram {
@@ -140,9 +159,10 @@ package struct SearchHighlighter: Sendable {
 
     /// Up to `limit` fragments of the text, each about `fragmentLength` characters starting a
     /// little before its first match and holding every match that starts inside it.
-    static func fragments(of text: String, matches: [SearchMatch], limit: Int) -> [String] {
+    static func fragments(of text: String, matches: [SearchMatch], limit: Int, budget: inout Int) -> [String] {
+        guard budget > 0 else { return [] }
         let characters = Array(text.prefix(maxTextLength))
-        let ranges = ranges(in: characters, matches: matches)
+        let ranges = ranges(in: characters, matches: matches, budget: &budget)
         var fragments: [String] = []
         var next = 0
         while next < ranges.count, fragments.count < limit {

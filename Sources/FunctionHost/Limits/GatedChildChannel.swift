@@ -1,7 +1,6 @@
 import HummingbirdCore
 import Logging
 import NIOCore
-import ServiceLifecycle
 
 /// A child channel of Hummingbird's (HTTP/1, or HTTP/1 with the WebSocket upgrade) with a
 /// `ConnectionGate` first in each connection's pipeline, before anything the inner channel adds.
@@ -11,9 +10,6 @@ struct GatedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
     let inner: Inner
     /// A new gate for each connection.
     let gate: @Sendable () -> ConnectionGate
-    /// Called when the server shuts down gracefully, before any handler the inner channel
-    /// registers for it (see `RealtimeShutdown`).
-    let onGracefulShutdown: @Sendable () -> Void
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
@@ -24,11 +20,6 @@ struct GatedChildChannel<Inner: ServerChildChannel>: ServerChildChannel {
     }
 
     func handle(value: Value, logger: Logger) async {
-        // Registered before the inner channel's own handlers: shutdown calls it first.
-        await withGracefulShutdownHandler {
-            await inner.handle(value: value, logger: logger)
-        } onGracefulShutdown: {
-            onGracefulShutdown()
-        }
+        await inner.handle(value: value, logger: logger)
     }
 }

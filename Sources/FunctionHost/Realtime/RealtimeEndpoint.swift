@@ -30,8 +30,6 @@ struct RealtimeEndpoint: Sendable {
     let proxies: TrustedProxies
     /// The origins browser pages may connect from.
     let origins: WebOrigins
-    /// Who tells each connection goaway when the server shuts down.
-    let shutdown: RealtimeShutdown
 
     /// The upgrade's decision: `/realtime` with a sub-protocol of LeanCloud's, named in the
     /// answer as the handshake requires. Anything else is not upgraded (400). A browser page of
@@ -90,14 +88,6 @@ struct RealtimeEndpoint: Sendable {
         alarm.listen { outbox.close(.tooFast) }
         channel.pipeline.fireUserInboundEventTriggered(ConnectionGate.Upgraded(idleTimeout: idleTimeout) { outbox.close(.idle) })
         let codec = RealtimeCodec(dialect: dialect)
-        let goaway = shutdown.register { [metrics] in
-            outbox.whileOpen {
-                // Straight onto the channel, ahead of the close the library's own shutdown writes
-                // next (`RealtimeShutdown`); a whole frame, between any two of the writer's.
-                channel.writeAndFlush(Self.frame(codec.encode(Self.goawayCommand)), promise: nil)
-                metrics.recordRealtimeCommand(direction: "out", command: "goaway")
-            }
-        }
         var session = RealtimeSession(
             appID: appID, connections: connections, outbox: outbox, limits: limits, metrics: metrics, client: client)
         await withTaskGroup(of: Void.self) { group in
@@ -120,30 +110,11 @@ struct RealtimeEndpoint: Sendable {
                 // (1009, 1002).
                 if outbox.closing == nil { metrics.recordRealtimeClose("protocol") }
             }
-            shutdown.remove(goaway)
             await session.end()
             outbox.finish()
             await group.waitForAll()
         }
         outbox.release()
-    }
-
-    /// LeanCloud's goaway: no `i` (no reply expected); the SDKs drop their cached route,
-    /// close and reconnect at once.
-    static let goawayCommand: GenericCommand = {
-        var command = GenericCommand()
-        command.cmd = .goaway
-        return command
-    }()
-
-    /// A command's frame as the channel takes it.
-    static func frame(_ outbound: WebSocketOutboundWriter.OutboundFrame) -> WebSocketFrame {
-        switch outbound {
-        case .binary(let buffer): WebSocketFrame(fin: true, opcode: .binary, data: buffer)
-        case .text(let text): WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(string: text))
-        case .pong: WebSocketFrame(fin: true, opcode: .pong, data: ByteBuffer())
-        case .custom(let frame): frame
-        }
     }
 
     /// Writes the outbox until its close (written last) or its end.

@@ -135,15 +135,6 @@ final class RealtimeOutbox: Sendable {
         onClose(close)
     }
 
-    /// Runs `body` unless the connection is closing or ended, before any close can be decided:
-    /// what it writes goes out ahead of the close frame.
-    func whileOpen(_ body: () -> Void) {
-        state.withLock { state in
-            guard state.closing == nil, !state.ended else { return }
-            body()
-        }
-    }
-
     /// Ends the queue without a close frame of the server's (the client closed, or left).
     func finish() {
         continuation.finish()

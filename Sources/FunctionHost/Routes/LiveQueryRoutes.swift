@@ -33,7 +33,7 @@ struct LiveQueryRoutes: Sendable {
                 throw DataAPIError(.badParameters, "id and query_id are required strings.")
             }
             // Unsubscribing what isn't there (a restart forgot it) is no error: it is gone.
-            hub.unsubscribe(id: id, queryID: queryID)
+            _ = try hub.unsubscribe(id: id, queryID: queryID, caller: context.caller, client: context.clientAddress)
             return JSONResponse([:])
         }
     }
