@@ -179,23 +179,6 @@ struct SearchServiceTests {
         }
     }
 
-    @Test("A scroll keeps the entries its row can hold (an object is at most 128 KB)", arguments: Self.engines)
-    func scrollSize(engine: Engine) async throws {
-        try await Self.run(engine) { w in
-            let scrolls = SearchScrolls(storage: w.storage, caller: Self.bob)
-            let entries = (0..<10_000).map { "Post/" + String(repeating: "0", count: 19) + "\(10_000 + $0)" }
-            let sid = try #require(try await scrolls.create(request: "r", entries: entries, position: 10, hits: 10_000))
-            let scroll = try await scrolls.open(sid, request: "r")
-            #expect(scroll.entries.count == SearchScrolls.maxEntryBytes / 25)
-            #expect(scroll.entries == Array(entries.prefix(scroll.entries.count)))
-            #expect(scroll.position == 10 && scroll.hits == 10_000)
-            #expect(try await scrolls.create(request: "r", entries: entries, position: 9_000, hits: 10_000) == nil)
-            let mixed = entries.prefix(2).map { "Note/" + $0.dropFirst(5) } + entries.prefix(2)
-            let both = try #require(try await scrolls.create(request: "r", entries: mixed, position: 0, hits: 4))
-            #expect(try await scrolls.open(both, request: "r").entries == mixed)
-        }
-    }
-
     @Test("Highlights, keys, include, returnACL and File values in results", arguments: Self.engines)
     func views(engine: Engine) async throws {
         try await Self.run(engine) { w in

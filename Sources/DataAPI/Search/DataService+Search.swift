@@ -32,7 +32,7 @@ extension DataService {
             .joined(separator: "\n")
         let scrolls = SearchScrolls(storage: storage, caller: caller)
         var scroll: SearchScrolls.Scroll?
-        var entries: [String]
+        var entries: SearchEntries
         var hits = 0
         if let sid = request.scrollID {
             let opened = try await scrolls.open(sid, request: requestKey)
@@ -44,16 +44,17 @@ extension DataService {
                 lists.append(matches.ids.prefix(SearchScrolls.window).map { target.plan.className + "/" + $0 })
                 hits += matches.hits
             }
-            entries = Self.interleaved(lists, limit: SearchScrolls.window)
+            entries = SearchEntries(Self.interleaved(lists, limit: SearchScrolls.window))
         }
         let start = (scroll?.position ?? 0) + request.skip
-        let (objects, next) = try await searchPage(entries, from: start, limit: request.limit, targets: targets, storage: storage)
+        let (objects, next) = try await searchPage(&entries, from: start, limit: request.limit, targets: targets, storage: storage)
         var scrollID: String?
         if let scroll {
             try await scrolls.advance(scroll, to: next)
             scrollID = next < entries.count ? request.scrollID : nil
         } else if next < entries.count, request.limit > 0 {
-            scrollID = try await scrolls.create(request: requestKey, entries: entries, position: next, hits: hits)
+            let all = try await entries.slice(0..<entries.count)
+            scrollID = try await scrolls.create(request: requestKey, entries: all, position: next, hits: hits)
         }
         let results = try await searchResults(objects, request: request, targets: targets, access: access)
         return SearchAnswer(results: results, hits: hits, scrollID: scrollID)
@@ -199,14 +200,14 @@ extension DataService {
     /// one deleted or no longer readable is skipped (and the next entry taken), so pages stay
     /// full and never repeat. Answers where the page ended in `entries`.
     private func searchPage(
-        _ entries: [String], from start: Int, limit: Int, targets: [SearchTarget], storage: any StorageEngine
+        _ entries: inout SearchEntries, from start: Int, limit: Int, targets: [SearchTarget], storage: any StorageEngine
     ) async throws -> (objects: [StoredObject], next: Int) {
         let restrictions = Dictionary(targets.map { ($0.plan.className, $0.plan.restriction) }, uniquingKeysWith: { first, _ in first })
         let budget = AnswerBudget.forAnswer(answerLimits)
         var objects: [StoredObject] = []
         var cursor = min(start, entries.count)
         while objects.count < limit, cursor < entries.count {
-            let chunk = entries[cursor..<min(entries.count, cursor + limit - objects.count)]
+            let chunk = try await entries.slice(cursor..<min(entries.count, cursor + limit - objects.count))
             cursor += chunk.count
             var byClass: [String: [String]] = [:]
             for entry in chunk {

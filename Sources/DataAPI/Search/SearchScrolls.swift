@@ -5,11 +5,15 @@ import JSON
 /// every host on one database continues another's scroll.
 ///
 /// A scroll holds the ordered results of a search's first page (at most `SearchScrolls.window`
-/// of them, as `Class/objectId` entries) and how far the pages have come. It is bound to the
-/// caller who made it (user or none, master key or not, environment) and to the request (class,
-/// `q`, order): anyone else's `sid` is answered as an unknown one. It lives 5 minutes from its
-/// last use (LeanCloud's documented lifetime); a caller keeps at most `maxPerCaller` (the
-/// oldest go first), and expired ones are swept as new ones are made.
+/// of them, as `Class/objectId` entries) and how far the pages have come. An object holds at
+/// most 128 KB, so the entries are kept in chunks of rows: the head row (its objectId is the
+/// sid) holds the first chunk, the binding, the position and the expiry; each further chunk is
+/// a row of its own whose objectId is the sid and the chunk's number, read by id only when a
+/// page reaches it. A scroll is bound to the caller who made it (user or none, master key or
+/// not, environment) and to the request (class, `q`, order): anyone else's `sid` is answered as
+/// an unknown one. It lives 5 minutes from its last use (LeanCloud's documented lifetime); a
+/// caller keeps at most `maxPerCaller` (the oldest go first), and expired ones are swept as new
+/// ones are made. Every delete removes a head with all its chunks in one transaction.
 struct SearchScrolls {
     /// The internal class scrolls live in.
     static let className = "_SearchScroll"
@@ -21,16 +25,22 @@ struct SearchScrolls {
     static let window = 10_000
     /// How many expired scrolls one new scroll sweeps.
     static let sweepBatch = 20
+    /// The most entries one chunk row holds.
+    static let chunkSize = 2_000
+    /// The most bytes of JSON one chunk's entries take: with the head's own fields (a `q` of at
+    /// most 4 096 bytes) a row stays well under the 128 KB an object may hold.
+    static let maxChunkBytes = 96_000
 
     /// What an unknown, expired or someone else's `sid` is answered.
     static let unknown = DataAPIError(.badParameters, "Unknown or expired sid: search again without it.")
 
-    /// One scroll as stored.
+    /// One scroll as read from its head row.
     struct Scroll {
-        var objectId: String
-        var entries: [String]
+        var sid: String
         var position: Int
         var hits: Int
+        /// Its entries, the first chunk read, the others read as pages reach them.
+        var entries: SearchEntries
     }
 
     /// The engine of the caller's data (scrolls live with the data they page).
@@ -50,79 +60,103 @@ struct SearchScrolls {
     ///
     /// - Throws: `unknown` for any other (a wrong request is refused the same way, 102).
     func open(_ sid: String, request: String) async throws -> Scroll {
+        // A sid is 32 letters and digits: never a chunk row's id, never anything to escape.
         guard sid.utf8.count == 32, sid.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x7a).contains($0) }) else {
             throw Self.unknown
         }
-        guard try await storage.classExists(Self.className) else { throw Self.unknown }
-        let condition = try QueryPredicate(where: [
-            "sid": .string(sid), "owner": .string(owner), "expiresAt": ["$gt": .double(now)],
-        ])
-        guard let row = try await storage.find(ObjectQuery(className: Self.className, predicate: condition, limit: 1)).first else {
-            throw Self.unknown
-        }
-        guard row.fields["request"]?.stringValue == request else {
+        guard try await storage.classExists(Self.className), let head = try await storage.fetch(Self.className, id: sid),
+            head.fields["owner"]?.stringValue == owner, let expiresAt = head.fields["expiresAt"]?.doubleValue, expiresAt > now,
+            case .array(let starts)? = head.fields["starts"], let count = head.fields["count"]?.intValue
+        else { throw Self.unknown }
+        guard head.fields["request"]?.stringValue == request else {
             throw DataAPIError(.invalidQuery, "This sid pages another search: send the same q, clazz and order as its first page.")
         }
-        var entries = row.fields["entries"]?.stringValue.map { $0.split(separator: ",").map(String.init) } ?? []
-        if case .string(let className)? = row.fields["className"], !className.isEmpty {
-            entries = entries.map { className + "/" + $0 }
-        }
+        let entries = SearchEntries(
+            scrolls: self, sid: sid, className: head.fields["className"]?.stringValue ?? "",
+            starts: starts.compactMap { $0.intValue.map(Int.init) }, count: Int(count), first: head.fields["ids"])
         return Scroll(
-            objectId: row.objectId, entries: entries, position: Int(row.fields["position"]?.intValue ?? 0),
-            hits: Int(row.fields["hits"]?.intValue ?? 0))
+            sid: sid, position: Int(head.fields["position"]?.intValue ?? 0), hits: Int(head.fields["hits"]?.intValue ?? 0),
+            entries: entries)
     }
 
-    /// How many bytes of entries one scroll keeps: its row stays under the 128 KB an object may
-    /// hold, so a scroll pages through the first few thousand results (about 4 800 of one class).
-    static let maxEntryBytes = 120_000
-
-    /// Keeps a new scroll standing at `position` of `entries` (those that fit in
-    /// `maxEntryBytes`); answers its sid, or nil when no entry past `position` fits.
-    func create(request: String, entries: [String], position: Int, hits: Int) async throws -> String? {
+    /// Keeps a new scroll of `entries` (at most `window`) standing at `position`, and answers
+    /// its sid. The head is written first and the chunks after it, so a failure midway leaves a
+    /// head that expires and is swept with whatever chunks it has.
+    func create(request: String, entries: [String], position: Int, hits: Int) async throws -> String {
+        let entries = Array(entries.prefix(Self.window))
         // One class's entries are kept as bare ids.
         let classes = Set(entries.map { $0.prefix(while: { $0 != "/" }) })
         let className = classes.count == 1 ? String(classes.first!) : ""
-        var kept: [Substring] = []
-        var bytes = 0
-        for entry in entries {
-            let stored = className.isEmpty ? Substring(entry) : entry.dropFirst(className.utf8.count + 1)
-            bytes += stored.utf8.count + 1
-            if bytes > Self.maxEntryBytes { break }
-            kept.append(stored)
+        let stored = className.isEmpty ? entries : entries.map { String($0.dropFirst(className.utf8.count + 1)) }
+        let chunks = Self.chunked(stored)
+        var starts: [JSONValue] = []
+        var start = 0
+        for chunk in chunks {
+            starts.append(.int(Int64(start)))
+            start += chunk.count
         }
-        guard position < kept.count else { return nil }
         try await sweep()
         let sid = Self.randomSID()
-        var changes = ObjectChanges()
-        changes.fields = [
-            "sid": .set(.string(sid)), "owner": .set(.string(owner)), "request": .set(.string(request)),
-            "className": .set(.string(className)),
-            "entries": .set(.string(kept.joined(separator: ","))), "position": .set(.int(Int64(position))),
+        var head = ObjectChanges()
+        head.objectId = sid
+        head.fields = [
+            "owner": .set(.string(owner)), "request": .set(.string(request)), "className": .set(.string(className)),
+            "ids": .set(.array(chunks[0].map { .string($0) })), "starts": .set(.array(starts)),
+            "count": .set(.int(Int64(entries.count))), "position": .set(.int(Int64(position))),
             "hits": .set(.int(Int64(hits))), "expiresAt": .set(.double(now + Self.lifetime)), "ACL": .set([:]),
         ]
-        _ = try await storage.create(Self.className, changes: changes)
+        _ = try await storage.create(Self.className, changes: head)
+        for (index, chunk) in chunks.enumerated().dropFirst() {
+            var row = ObjectChanges()
+            row.objectId = Self.chunkID(sid, index)
+            row.fields = ["ids": .set(.array(chunk.map { .string($0) })), "ACL": .set([:])]
+            do {
+                _ = try await storage.create(Self.className, changes: row)
+            } catch {
+                _ = try? await storage.delete(Self.className, ids: Self.rowIDs(sid, chunks: chunks.count), condition: nil)
+                throw error
+            }
+        }
         return sid
     }
 
-    /// Moves a scroll to `position` and renews its lifetime; a scroll at its end is dropped.
+    /// The entries of chunk `index` of a scroll, as stored (bare ids for one class).
     ///
-    /// - Throws: `unknown` when another request moved it meanwhile (each page is served once).
+    /// - Throws: `unknown` when the scroll was ended or swept meanwhile.
+    func chunk(_ sid: String, _ index: Int) async throws -> JSONValue {
+        guard let row = try await storage.fetch(Self.className, id: Self.chunkID(sid, index)), let ids = row.fields["ids"] else {
+            throw Self.unknown
+        }
+        return ids
+    }
+
+    /// Moves a scroll to `position` and renews its lifetime; a scroll at its end is dropped
+    /// with its chunks.
+    ///
+    /// - Throws: `unknown` when another request moved or ended it meanwhile (each page is
+    ///   served once).
     func advance(_ scroll: Scroll, to position: Int) async throws {
         let stillThere = try QueryPredicate(where: ["position": .int(Int64(scroll.position))])
         do {
             if position >= scroll.entries.count {
-                try await storage.delete(Self.className, id: scroll.objectId, condition: stillThere)
+                // Chunk rows have no position: the condition holds the head alone.
+                let unmoved = QueryPredicate.or([stillThere, .exists(key: "position", false)])
+                let ids = Self.rowIDs(scroll.sid, chunks: scroll.entries.chunkCount)
+                guard try await storage.delete(Self.className, ids: ids, condition: unmoved).contains(scroll.sid) else {
+                    throw Self.unknown
+                }
                 return
             }
             var changes = ObjectChanges()
             changes.fields = ["position": .set(.int(Int64(position))), "expiresAt": .set(.double(now + Self.lifetime))]
-            _ = try await storage.update(Self.className, id: scroll.objectId, changes: changes, condition: stillThere)
+            _ = try await storage.update(Self.className, id: scroll.sid, changes: changes, condition: stillThere)
         } catch let error as DataAPIError where error.code == .conditionNotMatched || error.code == .objectNotFound {
             throw Self.unknown
         }
     }
 
-    /// Drops a few expired scrolls, and this owner's oldest past `maxPerCaller - 1`.
+    /// Drops a few expired scrolls, and this owner's oldest past `maxPerCaller - 1`, each with
+    /// its chunks.
     private func sweep() async throws {
         guard try await storage.classExists(Self.className) else { return }
         let expired = try QueryPredicate(where: ["expiresAt": ["$lte": .double(now)]])
@@ -132,9 +166,37 @@ struct SearchScrolls {
             className: Self.className, predicate: mine, order: [SortKey(key: "expiresAt", descending: true)],
             limit: Self.maxPerCaller + Self.sweepBatch)
         let owned = try await storage.find(ownedQuery)
-        let surplus = owned.dropFirst(Self.maxPerCaller - 1)
-        let ids = (old + surplus).map(\.objectId)
+        let heads = old + owned.dropFirst(Self.maxPerCaller - 1)
+        let ids = heads.flatMap { head in
+            guard case .array(let starts)? = head.fields["starts"] else { return [head.objectId] }
+            return Self.rowIDs(head.objectId, chunks: starts.count)
+        }
         if !ids.isEmpty { _ = try await storage.delete(Self.className, ids: ids, condition: nil) }
+    }
+
+    /// `entries` in chunks of at most `chunkSize` entries and `maxChunkBytes` bytes of JSON
+    /// (always at least one chunk, and at least one entry in each).
+    static func chunked(_ entries: [String]) -> [[String]] {
+        var chunks: [[String]] = [[]]
+        var bytes = 0
+        for entry in entries {
+            let size = JSONValue.string(entry).jsonBytes.count + 1
+            if !chunks[chunks.count - 1].isEmpty, chunks[chunks.count - 1].count == chunkSize || bytes + size > maxChunkBytes {
+                chunks.append([])
+                bytes = 0
+            }
+            chunks[chunks.count - 1].append(entry)
+            bytes += size
+        }
+        return chunks
+    }
+
+    /// The id of chunk `index` (from 1) of the scroll `sid`: a sid never holds a `-`.
+    static func chunkID(_ sid: String, _ index: Int) -> String { "\(sid)-\(index)" }
+
+    /// The ids of a scroll's head and chunk rows, chunks first.
+    static func rowIDs(_ sid: String, chunks: Int) -> [String] {
+        (1..<max(1, chunks)).map { chunkID(sid, $0) } + [sid]
     }
 
     private static func randomSID() -> String {
