@@ -26,33 +26,13 @@ package enum CLI {
     /// Runs `functionhost ARGUMENTS` against the server on `port`, with the credentials in its
     /// environment as a deployment script would have them; `input` is its standard input.
     package static func functionhost(_ arguments: [String], port: Int, input: String? = nil) async throws -> Run {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["LEANCLOUD_API_SERVER"] = "http://127.0.0.1:\(port)"
         environment["LEANCLOUD_APP_ID"] = "app"
         environment["LEANCLOUD_APP_MASTER_KEY"] = "master"
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        if let input {
-            let pipe = Pipe()
-            process.standardInput = pipe
-            // Small enough for the pipe's buffer, so writing before the process reads can't block.
-            pipe.fileHandleForWriting.write(Data(input.utf8))
-            try pipe.fileHandleForWriting.close()
-        }
-        // Waiting without blocking a thread: the server answering the command runs in this process.
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
-        }
+        let outcome = try await ChildProcess.run(executable.path, arguments, environment: environment, input: input.map { Data($0.utf8) })
         return Run(
-            status: status,
-            output: String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
-            errors: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            status: outcome.status, output: String(decoding: outcome.output, as: UTF8.self),
+            errors: String(decoding: outcome.errors, as: UTF8.self))
     }
 }
