@@ -124,10 +124,6 @@ public final class LiveQueryHub: LiveQueryConnections {
 
     /// Ends a subscription; whether it existed.
     @discardableResult
-    public func unsubscribe(id: String, queryID: String) -> Bool {
-        (try? table.remove(id: id, queryID: queryID)) ?? false
-    }
-
     /// Ends a subscription as a client asks: only its own principal, or a request from the
     /// client address that made it, may (as only they may replace it); whether it was there.
     ///

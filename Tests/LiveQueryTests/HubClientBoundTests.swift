@@ -41,7 +41,7 @@ import Testing
             _ = try await Self.subscribe(f, 5, id: "livequery-m1", client: a, as: HubFixture.master)
             #expect(f.hub.subscriptionCount(ofAddress: a) == 3)
             // Unsubscribing gives the share back.
-            #expect(f.hub.unsubscribe(id: "livequery-a1", queryID: held))
+            #expect(try f.hub.unsubscribe(id: "livequery-a1", queryID: held, caller: HubFixture.anyone, client: a))
             #expect(f.hub.subscriptionCount(ofAddress: a) == 2)
             _ = try await Self.subscribe(f, 3, id: "livequery-a3", client: a)
         }

@@ -62,7 +62,7 @@ import Testing
             // An app-key subscription ended gives its room back.
             let first = try await f.hub.subscribe(
                 id: "livequery-a0", query: ["className": "Todo", "where": ["n": 0]], caller: HubFixture.anyone, client: "203.0.113.1")
-            #expect(f.hub.unsubscribe(id: "livequery-a0", queryID: first.queryID))
+            #expect(try f.hub.unsubscribe(id: "livequery-a0", queryID: first.queryID, caller: HubFixture.anyone, client: "203.0.113.1"))
             try await Self.subscribe(f, 3, id: "livequery-a3", client: "203.0.113.4")
             #expect(f.hub.statistics.subscriptions == 5)
         }

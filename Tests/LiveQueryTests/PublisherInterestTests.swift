@@ -32,9 +32,9 @@ import Testing
             #expect(f.hub.watches("Todo") && !f.hub.watches("Note"))
             // Roles and users change who subscribers are: watched while any subscription exists.
             #expect(f.hub.watches("_Role") && f.hub.watches("_User"))
-            f.hub.unsubscribe(id: "livequery-test", queryID: todo)
+            _ = try f.hub.unsubscribe(id: "livequery-test", queryID: todo, caller: HubFixture.anyone, client: nil)
             #expect(f.hub.watches("Todo"))
-            f.hub.unsubscribe(id: "livequery-other", queryID: again)
+            _ = try f.hub.unsubscribe(id: "livequery-other", queryID: again, caller: HubFixture.anyone, client: nil)
             #expect(!f.hub.watches("Todo") && !f.hub.watches("_Role"))
         }
     }
