@@ -32,7 +32,7 @@ start)
     # A free port: the kernel picks one for a socket we close at once.
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
     run "$bin/pg_ctl" -D "$dir/cluster" -l "$dir/server.log" -w -t 60 start \
-        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on" >/dev/null
+        -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=on" >/dev/null
     run "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres functionhost
     echo "postgres://postgres@127.0.0.1:$port/functionhost"
     ;;

@@ -21,8 +21,8 @@ import Testing
         defer {
             for directory in [directoryA, directoryB] { try? FileManager.default.removeItem(atPath: directory) }
         }
-        try await TestServer.run(dataDirectory: directoryA, configure: { $0.database = location }) { a in
-            try await TestServer.run(dataDirectory: directoryB, configure: { $0.database = location }) { b in
+        try await TestServer.run(dataDirectory: directoryA, configure: { $0.database = location; $0.liveQueryAcrossHosts = true }) { a in
+            try await TestServer.run(dataDirectory: directoryB, configure: { $0.database = location; $0.liveQueryAcrossHosts = true }) { b in
                 // A third follower of the table, opened before the writes: it hears what every
                 // host hears.
                 let observer = try await PostgresChangeFeed.open(location: location, isCurrent: { _ in true })

@@ -1,4 +1,5 @@
 package import FunctionHost
+import DataAPI
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -55,15 +56,26 @@ package enum TestServer {
             functionsDirectory: functionsDirectory ?? dataDirectory, keys: keys, functions: functions)
         configuration.javaScriptTimeout = javaScriptTimeout
         configuration.database = TestDatabase.location(for: dataDirectory)
+        // Each host on PostgreSQL would also open the change feed's pool and its follower's
+        // connection; hundreds of tests at once then pass the server's `max_connections`. The
+        // tests of LiveQuery across hosts turn it back on.
+        configuration.liveQueryAcrossHosts = false
+        // Statements wait for each other's locks (index builds, unique checks) and for the CPU;
+        // on a busy machine the default 5 s budget is passed by tests that race many writers,
+        // which are not about the budget. The tests of the budget set their own.
+        configuration.statementBudget = StatementBudget(time: .seconds(60))
         configure(&configuration)
-        let app = try await FunctionHostServer.makeApplication(configuration: configuration, logger: logger)
         let setup: TestingSetup =
             switch transport {
             case .inProcess: .router
             case .socket: .live
             }
-        return try await app.test(setup) { client in
-            try await body(API(client: client))
+        let configured = configuration
+        return try await DatabaseSlots.shared.withSlot {
+            let app = try await FunctionHostServer.makeApplication(configuration: configured, logger: logger)
+            return try await app.test(setup) { client in
+                try await body(API(client: client))
+            }
         }
     }
 }

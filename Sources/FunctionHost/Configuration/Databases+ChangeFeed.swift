@@ -20,6 +20,8 @@ extension Databases {
         }
         var settings = PostgresChangeFeedSettings()
         settings.statementBudget = configuration.statementBudget.time
+        // An operator who bounds the database's connections (`?pool=N`) bounds the feed's too.
+        settings.poolSize = min(settings.poolSize, location.poolSize)
         return try await PostgresChangeFeed.open(
             location: location, settings: settings, isCurrent: PostgresChangeFeed.isStored(in: engines), logger: logger)
     }
