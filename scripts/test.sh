@@ -58,4 +58,6 @@ FUNCTIONHOST_TEST_DATABASE_URL=$url swift test --skip-build \
     --filter "FunctionHostTests|StorageEngineTests|AccessPropertyTests|SearchEngine|PostgresSearch" --skip "$sqlite_only"
 echo "== kill -9 under load, on PostgreSQL"
 separator="?"; [[ "$url" == *"?"* ]] && separator="&"
-python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 3 --database "${url}${separator}schema=crash"
+# A schema of its own each run: the checks read every object of their classes, and a database
+# kept from an earlier run (FUNCTIONHOST_TEST_DATABASE_URL) would hold that run's objects too.
+python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 3 --database "${url}${separator}schema=crash_$$"
