@@ -156,10 +156,14 @@ public enum FunctionHostServer {
         let files = FileService(
             data: data, content: try LocalFileStore(directory: configuration.filesDirectory),
             maxSize: configuration.maxFileSize)
+        var invoker = FunctionInvoker(environments: environments, data: data, metrics: metrics, logs: functionLogs)
+        invoker.publicURL = configuration.publicURL
+        invoker.appId = configuration.keys.appId
+        invoker.stagingSharesData = configuration.stagingSharesData
         return Services(
             data: data, deployer: deployer, accounts: accounts, verification: verification, gate: gate, files: files,
             metrics: metrics, functionLogs: functionLogs, logger: logger,
-            liveQuery: liveQuery)
+            liveQuery: liveQuery, invoker: invoker)
     }
 
     /// Runs the server until SIGTERM or SIGINT, which drain in-flight requests first.
@@ -191,6 +195,8 @@ public enum FunctionHostServer {
         /// LiveQuery's subscriptions: the REST routes subscribe through it, realtime
         /// connections attach to it (`LiveQueryConnections`).
         let liveQuery: LiveQueryHub
+        /// Runs cloud functions, for a client's call and for the host's own (tasks, timers).
+        let invoker: FunctionInvoker
     }
 
     /// The admin port's router: `/metrics` with no keys.
@@ -223,7 +229,7 @@ public enum FunctionHostServer {
             authenticator: Authenticator(
                 keys: configuration.keys, signatureWindow: configuration.signatureWindow, now: configuration.clock),
             data: data, webOrigins: configuration.webOrigins,
-            stagingSharesData: configuration.stagingDataDirectory == nil && configuration.stagingDatabase == nil)
+            stagingSharesData: configuration.stagingSharesData)
         router.add(middleware: UnmatchedRouteMiddleware(authentication: authentication))
         // Where a route is registered says who may call it: the open routes here, everything
         // else in an authenticated group, the operator's own routes in master-only groups inside
@@ -282,9 +288,7 @@ public enum FunctionHostServer {
         SearchRoutes(data: data, publicURL: configuration.publicURL, appId: configuration.keys.appId).register(on: group)
         CloudQueryRoutes(data: data).register(on: group)
         LiveQueryRoutes(hub: services.liveQuery, data: data).register(on: group)
-        FunctionRoutes(
-            environments: services.deployer.environments, data: data, metrics: services.metrics, limiter: limiter,
-            logs: services.functionLogs, publicURL: configuration.publicURL, appId: configuration.keys.appId)
+        FunctionRoutes(invoker: services.invoker, limiter: limiter)
             .register(on: group, masterOnly: group.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
         DeployRoutes(deployer: services.deployer).register(on: group)
         LogRoutes(logs: services.functionLogs)

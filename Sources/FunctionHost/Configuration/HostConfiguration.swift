@@ -155,6 +155,10 @@ public struct HostConfiguration: Sendable {
         URL(fileURLWithPath: dataDirectory).appendingPathComponent("files")
     }
 
+    /// Whether staging shares production's data (LeanEngine's way): no data directory or
+    /// database of its own.
+    var stagingSharesData: Bool { stagingDataDirectory == nil && stagingDatabase == nil }
+
     /// The SQLite database file inside the data directory.
     public var databasePath: String { Self.databasePath(in: dataDirectory) }
 
