@@ -162,10 +162,16 @@ public actor CloudQueue {
 
     /// One pass: removes records whose time is up, takes back tasks whose host died, and runs
     /// what is due (by priority, then due time; as many as this host's free slots), waiting for
-    /// those runs. Answers how many runs it started.
+    /// those runs. Answers how many runs it started. Cancelled, it cancels its runs, whose
+    /// records are left to their leases (as when the host dies).
     public func runDue() async -> Int {
         let started = await startDue()
-        for run in started { await run.value }
+        // Cancelling the pass cancels its runs (their records are then left to their leases).
+        await withTaskCancellationHandler {
+            for run in started { await run.value }
+        } onCancel: {
+            for run in started { run.cancel() }
+        }
         return started.count
     }
 
