@@ -132,6 +132,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The Cloud Queue and timers: tasks and timer definitions kept in the database through
+        // DataService, claimed with conditional updates; knows nothing of HTTP or JavaScript.
+        .target(
+            name: "CloudQueue",
+            dependencies: [
+                "DataAPI",
+                "JSON",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "FunctionHost",
             dependencies: [
@@ -265,6 +276,11 @@ let package = Package(
                 "DataAPI", "JSON", "LiveQuery", "LiveQueryPostgres", "TestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CloudQueueTests",
+            dependencies: ["CloudQueue", "TestSupport", "DataAPI", "JSON"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
