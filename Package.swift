@@ -132,13 +132,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The Cloud Queue and timers: tasks and timer definitions kept in the database through
-        // DataService, claimed with conditional updates; knows nothing of HTTP or JavaScript.
+        // The Cloud Queue: tasks that call cloud functions later, with retries, kept in the
+        // database so every host on it shares them; knows nothing of HTTP or JavaScript.
         .target(
             name: "CloudQueue",
             dependencies: [
                 "DataAPI",
                 "JSON",
+                // A task's objectId is a digest of its uniqueId (the database keeps it unique).
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -230,6 +232,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                "CloudQueue",
                 "DataAPI",
                 "FunctionHost",
                 "JSON",
@@ -271,16 +274,19 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "CloudQueueTests",
+            dependencies: [
+                "CloudQueue", "DataAPI", "JSON", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "LiveQueryTests",
             dependencies: [
                 "DataAPI", "JSON", "LiveQuery", "LiveQueryPostgres", "TestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "CloudQueueTests",
-            dependencies: ["CloudQueue", "TestSupport", "DataAPI", "JSON"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
