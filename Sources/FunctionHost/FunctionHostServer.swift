@@ -44,7 +44,7 @@ public enum FunctionHostServer {
             LiveQueryDelivery(hub: services.liveQuery),
         ]
         // This host's share of the queue's work; off, it still takes enqueues for the others.
-        if configuration.queue.runsTasks { lifetimes.append(QueueService(queue: services.queue)) }
+        if configuration.queue.runsTasks { lifetimes.append(QueueService(queue: services.queue, timers: services.timers)) }
         if let adminPort = configuration.adminPort {
             lifetimes.append(
                 Application(
@@ -170,7 +170,8 @@ public enum FunctionHostServer {
         return Services(
             data: data, deployer: deployer, accounts: accounts, verification: verification, gate: gate, files: files,
             metrics: metrics, functionLogs: functionLogs, logger: logger,
-            liveQuery: liveQuery, invoker: invoker, queue: queue)
+            liveQuery: liveQuery, invoker: invoker, queue: queue,
+            timers: TimerScheduler(store: TimerStore(data: data, logger: logger), queue: queue, clock: configuration.queue.clock, logger: logger))
     }
 
     /// Runs the server until SIGTERM or SIGINT, which drain in-flight requests first.
@@ -206,6 +207,8 @@ public enum FunctionHostServer {
         let invoker: FunctionInvoker
         /// The Cloud Queue: tasks enqueued here, run by every host that runs tasks.
         let queue: CloudQueue
+        /// The timers, firing into the queue.
+        let timers: TimerScheduler
     }
 
     /// The admin port's router: `/metrics` with no keys.
@@ -304,6 +307,8 @@ public enum FunctionHostServer {
         DeployRoutes(deployer: services.deployer).register(on: group)
         QueueRoutes(queue: services.queue)
             .register(on: group, masterOnly: group.group().add(middleware: MasterOnlyMiddleware(refusal: QueueRoutes.refusal)))
+        TimerRoutes(timers: services.timers, defaultTimeZone: configuration.queue.timersTimeZone)
+            .register(on: group.group().add(middleware: MasterOnlyMiddleware(refusal: TimerRoutes.refusal)))
         LogRoutes(logs: services.functionLogs)
             .register(on: group.group().add(middleware: MasterOnlyMiddleware(refusal: LogRoutes.refusal)))
         fileRoutes.register(on: group)

@@ -49,13 +49,16 @@ final class QueueFixture: QueueObserver {
 
     /// Waits until `count` attempts of the task have ended (its record written), moving the
     /// clock on by `step` each time the queue is idle and asleep on it (time passes only when
-    /// nothing runs: a run in flight is waited for, never timed out by the clock), or fails the
-    /// test once a bounded wait on the queue ends without it; answers the attempts.
+    /// nothing runs: a run in flight is waited for, never timed out by the clock), at most
+    /// `maxAdvance` in all; fails the test after 30 s of real time without it. Answers the attempts.
     func waitForAttempts(
-        _ uniqueId: String, count: Int, step: Duration = .seconds(1), sourceLocation: SourceLocation = #_sourceLocation
+        _ uniqueId: String, count: Int, step: Duration = .seconds(1), maxAdvance: Duration = .seconds(600),
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async -> [TaskAttempt] {
+        let giveUp = ContinuousClock.now + .seconds(30)
+        var advanced = Duration.zero
         var arrived = false
-        for _ in 0..<400 {
+        while ContinuousClock.now < giveUp {
             if attempts(of: uniqueId).count >= count {
                 arrived = true
                 break
@@ -66,7 +69,11 @@ final class QueueFixture: QueueObserver {
                 continue
             }
             guard await clock.waitForSleepers(1) else { break }
-            if state.withLock({ $0.started }) == started, attempts(of: uniqueId).count < count { clock.advance(by: step) }
+            if advanced < maxAdvance, state.withLock({ $0.started }) == started, attempts(of: uniqueId).count < count {
+                clock.advance(by: step)
+                advanced += step
+            }
+            await Task.yield()
         }
         #expect(arrived, "task \(uniqueId): \(count) attempts did not end", sourceLocation: sourceLocation)
         return attempts(of: uniqueId)

@@ -9,10 +9,14 @@ import ServiceLifecycle
 /// run in flight is left to its lease (another host, or this one restarted, takes it back).
 struct QueueService: Service {
     let queue: CloudQueue
+    let timers: TimerScheduler
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            await queue.run()
+            await withDiscardingTaskGroup { group in
+                group.addTask { await queue.run() }
+                group.addTask { await timers.run() }
+            }
         }
     }
 

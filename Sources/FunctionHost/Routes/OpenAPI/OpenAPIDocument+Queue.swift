@@ -30,5 +30,22 @@ extension OpenAPIDocument {
             body: APIOperation.object([:])),
         APIOperation(
             "delete", "/engine/cloud-queue/tasks/{uniqueId}", tag: "Cloud Queue", "Remove a task (master key).", access: .master),
+        APIOperation("get", "/engine/timers", tag: "Timers", "Every timer (master key).", access: .master, answer: APIOperation.ref("Results")),
+        APIOperation(
+            "post", "/engine/timers", tag: "Timers", "Add or replace a timer: a function on a Quartz cron or every N seconds (master key).",
+            access: .master, body: timerBody, success: "201"),
+        APIOperation("get", "/engine/timers/{name}", tag: "Timers", "A timer and its last run (master key).", access: .master),
+        APIOperation("put", "/engine/timers/{name}", tag: "Timers", "Set a timer (master key).", access: .master, body: timerBody),
+        APIOperation("delete", "/engine/timers/{name}", tag: "Timers", "Remove a timer (master key).", access: .master),
+        APIOperation(
+            "post", "/engine/timers/{name}/run", tag: "Timers", "Fire a timer now, out of its schedule: {uniqueId} (master key).",
+            access: .master, body: APIOperation.object([:])),
     ]
+
+    /// A timer's body.
+    private static let timerBody = APIOperation.object(
+        [
+            "name": "string", "function": "string", "cron": "string", "every": "integer", "params": "object", "environment": "string",
+            "user": "string", "enabled": "boolean", "timeZone": "string",
+        ], required: ["function"])
 }
