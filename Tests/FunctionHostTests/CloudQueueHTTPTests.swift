@@ -41,7 +41,9 @@ import Testing
     }
 
     /// Runs `body` against a server with the queue on the fixture's clock and a JavaScript function.
-    static func run(_ body: @Sendable (API, QueueFixture) async throws -> Void) async throws {
+    static func run(
+        javaScriptTimeout: Duration = .seconds(15), _ body: @Sendable (API, QueueFixture) async throws -> Void
+    ) async throws {
         let fixture = QueueFixture()
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -50,10 +52,16 @@ import Testing
               console.log('js doubling ' + request.params.n);
               return request.params.n * 2;
             });
+            AV.Cloud.define('jsSlow', async (request) => {
+              const start = Date.now();
+              while (Date.now() - start < request.params.ms) {}
+              return 'done';
+            });
             """
         try code.write(toFile: directory + "/cloud.js", atomically: true, encoding: .utf8)
         try await TestServer.run(
-            dataDirectory: directory, functions: registry, functionsDirectory: directory, configure: fixture.configure
+            dataDirectory: directory, functions: registry, functionsDirectory: directory, javaScriptTimeout: javaScriptTimeout,
+            configure: fixture.configure
         ) { api in try await body(api, fixture) }
     }
 
@@ -164,6 +172,19 @@ import Testing
             #expect(masterStamp["result"]?["user"] == .null)
             let masterStampId = try #require(masterStamp["result"]?["id"]?.stringValue)
             #expect(try await api.fetch("Stamp", masterStampId)["by"] == "nobody")
+        }
+    }
+
+    /// A task's own time limit bounds its JavaScript call, not the client calls' limit: the
+    /// sandbox's deadline (and its CPU budget) follow the task's timeout.
+    @Test func aTaskTimeoutLongerThanTheJavaScriptLimitApplies() async throws {
+        try await Self.run(javaScriptTimeout: .milliseconds(500)) { api, fixture in
+            let call = try await api.post("/1.1/functions/jsSlow", ["ms": 900])
+            #expect(call.status == .serviceUnavailable && call["code"] == 124, "a client's call keeps its own limit: \(call)")
+            let id = try await Self.enqueue(api, ["function": "jsSlow", "params": ["ms": 900], "timeout": 5000])
+            let attempts = await fixture.waitForAttempts(id, count: 1)
+            #expect(attempts.map(\.outcome) == [.success], "\(attempts)")
+            #expect(try await Self.status(api, id)["result"] == "done")
         }
     }
 }

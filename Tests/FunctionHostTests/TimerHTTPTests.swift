@@ -68,4 +68,21 @@ import Testing
             #expect(try await api.get(Self.timers, headers: Headers.master).results.isEmpty)
         }
     }
+
+    /// A timer set over REST fires on its schedule as the queue's clock reaches it, and its
+    /// firing runs the function.
+    @Test func aTimerFiresOnItsScheduleIntoTheQueue() async throws {
+        try await CloudQueueHTTPTests.run { api, fixture in
+            let start = Int64(fixture.clock.now().timeIntervalSince1970)
+            let created = try await api.post(
+                Self.timers, headers: Headers.master, ["name": "tick", "function": "double", "every": 60, "params": ["n": 1]])
+            #expect(created.status == .created, "\(created)")
+            let firing = "timer-tick-\(start + 60)"
+            #expect(await fixture.waitForAttempts(firing, count: 1).map(\.outcome) == [.success])
+            #expect(fixture.clock.now().timeIntervalSince1970 >= Double(start + 60))
+            let timer = try await api.get(Self.timers + "/tick", headers: Headers.master)
+            // Its latest firing (the clock may have reached the next one meanwhile).
+            #expect(timer["lastRun"]?["uniqueId"]?.stringValue?.hasPrefix("timer-tick-") == true, "\(timer)")
+        }
+    }
 }
