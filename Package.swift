@@ -132,10 +132,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The Cloud Queue: tasks that call cloud functions later, with retries, kept in the
+        // database so every host on it shares them; knows nothing of HTTP or JavaScript.
+        .target(
+            name: "CloudQueue",
+            dependencies: [
+                "DataAPI",
+                "JSON",
+                // A task's objectId is a digest of its uniqueId (the database keeps it unique).
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "FunctionHost",
             dependencies: [
                 "CallSupport",
+                "CloudQueue",
                 "DataAPI",
                 "JSON",
                 "Hooks",
@@ -219,6 +233,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                "CloudQueue",
                 "DataAPI",
                 "FunctionHost",
                 "JSON",
@@ -260,6 +275,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "CloudQueueTests",
+            dependencies: [
+                "CloudQueue", "DataAPI", "JSON", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "LiveQueryTests",
             dependencies: [
                 "DataAPI", "JSON", "LiveQuery", "LiveQueryPostgres", "TestSupport",
@@ -271,6 +294,7 @@ let package = Package(
             name: "FunctionHostTests",
             dependencies: [
                 "CallSupport",
+                "CloudQueue",
                 "FunctionHost",
                 // The serve command's options, parsed as the command line gives them.
                 "functionhost",
