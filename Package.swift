@@ -132,6 +132,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The Cloud Queue: tasks that call cloud functions later, with retries, kept in the
+        // database so every host on it shares them; knows nothing of HTTP or JavaScript.
+        .target(
+            name: "CloudQueue",
+            dependencies: [
+                "DataAPI",
+                "JSON",
+                // A task's objectId is a digest of its uniqueId (the database keeps it unique).
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "FunctionHost",
             dependencies: [
@@ -219,6 +232,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
+                "CloudQueue",
                 "DataAPI",
                 "FunctionHost",
                 "JSON",
@@ -257,6 +271,14 @@ let package = Package(
         .testTarget(
             name: "DataAPITests",
             dependencies: ["DataAPI", "JSON", "TestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CloudQueueTests",
+            dependencies: [
+                "CloudQueue", "DataAPI", "JSON", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

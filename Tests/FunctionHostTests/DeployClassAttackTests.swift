@@ -93,7 +93,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["_ClassSettings", "_Outbox", "_VerificationCode", "_FileToken"])
+    @Test(arguments: ["_ClassSettings", "_Outbox", "_VerificationCode", "_FileToken", "_CloudTask", "_Timer"])
     func noCloudCodeReachesTheHostsOwnClasses(className: String) async throws {
         try await Self.run { api in
             for headers in [Headers.staging, Headers.client] {

@@ -56,7 +56,7 @@ struct Access: Sendable {
     /// master key reads them through the deploy API, which masks secrets.
     func reaches(_ className: String) -> Bool {
         guard Names.internalClasses.contains(className), !caller.actsAsHost else { return true }
-        return isMaster && !caller.runsCloudCode && !Names.deployClasses.contains(className)
+        return isMaster && !caller.runsCloudCode && !Names.hostOnlyClasses.contains(className)
     }
 
     /// Refuses an action the class's permissions don't give the caller (403), or any action
@@ -71,6 +71,9 @@ struct Access: Sendable {
         guard !reaches(className) else { return }
         if Names.deployClasses.contains(className) {
             throw DataAPIError(.operationForbidden, "\(className) is the host's own: deploys and variables are read through /1.1/engine.")
+        }
+        if Names.queueClasses.contains(className) {
+            throw DataAPIError(.operationForbidden, "\(className) is the host's own: tasks and timers are managed through /1.1/engine.")
         }
         if caller.runsCloudCode {
             throw DataAPIError(.operationForbidden, "\(className) is the host's own: cloud code doesn't reach it.")

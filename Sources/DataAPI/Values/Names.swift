@@ -12,7 +12,7 @@ public enum Names {
     /// settings, captchas, message send counts, search scrolls): only the master key reads or writes them.
     public static let internalClasses: Set<String> = [
         "_VerificationCode", "_GuessCounter", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment", "_FileToken", "_ClassSettings",
-        "_Captcha", "_MessageSend", "_SearchScroll",
+        "_Captcha", "_MessageSend", "_SearchScroll", "_CloudTask", "_Timer",
     ]
 
     /// The internal classes that hold deploys (versions, what each environment runs) and the
@@ -20,6 +20,15 @@ public enum Names {
     /// them, through the deploy API (`/1.1/engine/...`, which masks secrets). No data path
     /// reaches them, not even with the master key.
     public static let deployClasses: Set<String> = ["_CloudCodeVersion", "_EngineEnvironment"]
+
+    /// The internal classes of the Cloud Queue (tasks with their results and logs, timers): only
+    /// the host's queue reads or writes them; the master key manages them through the queue's
+    /// own routes (`/1.1/engine/cloud-queue`, `/1.1/engine/timers`), never as data.
+    public static let queueClasses: Set<String> = ["_CloudTask", "_Timer"]
+
+    /// The internal classes no data request reaches, not even with the master key: deploys and
+    /// the queue's.
+    public static let hostOnlyClasses: Set<String> = deployClasses.union(queueClasses)
 
     /// Fields that carry transport information in request bodies (browser SDKs tunnel method,
     /// keys and session this way); they are never stored.

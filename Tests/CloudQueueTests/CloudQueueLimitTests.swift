@@ -1,0 +1,141 @@
+import CloudQueue
+import DataAPI
+import Foundation
+import JSON
+import TestSupport
+import Testing
+
+/// Time limits and bounds: a run past its limit is recorded as a timeout; every input out of
+/// bounds is refused with a clear error and nothing stored.
+@Suite struct CloudQueueLimitTests {
+    @Test func aRunPastItsTimeLimitAndGraceIsRecordedAsATimeout() async throws {
+        try await QueueFixture.run { fixture in
+            let queue = try await fixture.queue()
+            let t0 = fixture.clock.now()
+            _ = try await queue.enqueue(
+                TaskRequest(function: "hang", attempts: 2, backoff: .seconds(30), timeout: .seconds(10), uniqueId: "slow"))
+            let run = Task { await queue.runDue() }
+            #expect(await fixture.clock.waitForSleepers(2))
+            // The deadline the function was given passes; the queue waits its grace (5 s) more.
+            fixture.clock.advance(by: .seconds(10))
+            #expect(try await queue.task(uniqueId: "slow")?.status == .running)
+            fixture.clock.advance(by: .seconds(5))
+            #expect(await run.value == 1)
+            var record = try #require(try await queue.task(uniqueId: "slow"))
+            #expect(record.history.map(\.outcome) == [.timeout])
+            #expect(record.history.first?.statusCode == 503)
+            #expect(record.history.first?.endedAt == t0.addingTimeInterval(15))
+            #expect(record.status == .queued && record.retryAt == t0.addingTimeInterval(45))
+
+            // The invoker's own timeout (it stops the function at the deadline) counts the same.
+            _ = try await queue.enqueue(TaskRequest(function: "slowTimeout", uniqueId: "stopped"))
+            #expect(await queue.runDue() == 1)
+            record = try #require(try await queue.task(uniqueId: "stopped"))
+            #expect(record.status == .failed && record.history.map(\.outcome) == [.timeout])
+            #expect(record.history.first?.logs == ["stopped at the deadline"])
+        }
+    }
+
+    @Test func anAtMostOnceTaskThatTimesOutIsNotRunAgain() async throws {
+        try await QueueFixture.run { fixture in
+            let queue = try await fixture.queue()
+            _ = try await queue.enqueue(TaskRequest(function: "slowTimeout", attempts: 3, deliveryMode: .atMostOnce, uniqueId: "once"))
+            #expect(await queue.runDue() == 1)
+            let record = try #require(try await queue.task(uniqueId: "once"))
+            #expect(record.status == .failed && record.attempt == 1)
+            // An ordinary error is retried in both modes (LeanEngine's deliveryMode is about the unknown).
+            _ = try await queue.enqueue(TaskRequest(function: "fail", attempts: 2, backoff: .zero, deliveryMode: .atMostOnce, uniqueId: "err"))
+            #expect(await queue.runDue() == 1)
+            #expect(await queue.runDue() == 1)
+            #expect(try await queue.task(uniqueId: "err")?.attempt == 2)
+        }
+    }
+
+    static let bad: [(String, TaskRequest)] = [
+        ("function", TaskRequest(function: "")),
+        ("function", TaskRequest(function: "a b")),
+        ("function", TaskRequest(function: String(repeating: "f", count: 129))),
+        ("params", TaskRequest(function: "echo", params: [1, 2])),
+        ("params", TaskRequest(function: "echo", params: ["big": .string(String(repeating: "x", count: 40_000))])),
+        ("user", TaskRequest(function: "echo", userId: "../_User")),
+        ("attempts", TaskRequest(function: "echo", attempts: 0)),
+        ("attempts", TaskRequest(function: "echo", attempts: 11)),
+        ("backoff", TaskRequest(function: "echo", backoff: .milliseconds(-1))),
+        ("backoff", TaskRequest(function: "echo", backoff: .seconds(86_401))),
+        ("delay", TaskRequest(function: "echo", delay: .seconds(30 * 86_400 + 1))),
+        ("keepResult", TaskRequest(function: "echo", keepResult: .seconds(-1))),
+        ("priority", TaskRequest(function: "echo", priority: 9_007_199_254_740_992)),
+        ("timeout", TaskRequest(function: "echo", timeout: .milliseconds(999))),
+        ("timeout", TaskRequest(function: "echo", timeout: .seconds(15 * 60 + 1))),
+        ("uniqueId", TaskRequest(function: "echo", uniqueId: "")),
+        ("uniqueId", TaskRequest(function: "echo", uniqueId: String(repeating: "u", count: 33))),
+        ("uniqueId", TaskRequest(function: "echo", uniqueId: "a/b")),
+        ("uniqueId", TaskRequest(function: "echo", uniqueId: "é")),
+        ("uniqueId", TaskRequest(function: "echo", uniqueId: String(repeating: "t", count: 129), origin: .timer("t"))),
+    ]
+
+    @Test(arguments: bad.indices)
+    func aRequestOutOfBoundsIsRefusedAndNothingIsStored(index: Int) async throws {
+        let (field, request) = Self.bad[index]
+        try await QueueFixture.run { fixture in
+            let queue = try await fixture.queue()
+            let error = await expectQueueError(.badRequest, code: 1) { _ = try await queue.enqueue(request) }
+            #expect(error?.message.hasPrefix(field) == true, "\(String(describing: error))")
+            #expect(try await queue.tasks(status: nil, limit: 100, after: nil).isEmpty)
+        }
+    }
+
+    @Test func theBoundsThemselvesAreAccepted() async throws {
+        try await QueueFixture.run { fixture in
+            let queue = try await fixture.queue()
+            _ = try await queue.enqueue(
+                TaskRequest(
+                    function: "echo", params: ["x": .string(String(repeating: "x", count: 32_000))], attempts: 10,
+                    backoff: .seconds(86_400), delay: .seconds(30 * 86_400), keepResult: .seconds(30 * 86_400),
+                    priority: -9_007_199_254_740_991, timeout: .seconds(15 * 60), uniqueId: String(repeating: "u", count: 32)))
+            _ = try await queue.enqueue(
+                TaskRequest(function: "echo", uniqueId: "timer-" + String(repeating: "n", count: 64) + "-1767225600", origin: .timer("n")))
+            #expect(try await queue.tasks(status: .queued, limit: 100, after: nil).count == 2)
+        }
+    }
+
+    @Test func aFullQueueRefusesMoreUntilATaskFinishes() async throws {
+        try await QueueFixture.run { fixture in
+            let queue = try await fixture.queue { $0.maxQueued = 2 }
+            _ = try await queue.enqueue(TaskRequest(function: "echo", uniqueId: "a"))
+            _ = try await queue.enqueue(TaskRequest(function: "echo", uniqueId: "b"))
+            await expectQueueError(.tooMany, code: 429) { _ = try await queue.enqueue(TaskRequest(function: "echo", uniqueId: "c")) }
+            #expect(await queue.runDue() == 2)
+            _ = try await queue.enqueue(TaskRequest(function: "echo", uniqueId: "c"))
+        }
+    }
+
+    @Test func readsAndManagementRefuseMalformedIds() async throws {
+        try await QueueFixture.run { fixture in
+            let queue = try await fixture.queue()
+            await expectQueueError(.badRequest) { _ = try await queue.task(uniqueId: "../../classes/_User") }
+            await expectQueueError(.badRequest) { _ = try await queue.task(uniqueId: "") }
+            await expectQueueError(.badRequest) { _ = try await queue.tasks(status: nil, limit: 0, after: nil) }
+            await expectQueueError(.badRequest) { _ = try await queue.tasks(status: nil, limit: 101, after: nil) }
+            await expectQueueError(.badRequest) { _ = try await queue.tasks(status: nil, limit: 10, after: "a b") }
+            await expectQueueError(.notFound) { try await queue.remove(uniqueId: "nobody") }
+            #expect(try await queue.task(uniqueId: "nobody") == nil)
+            _ = try await queue.enqueue(TaskRequest(function: "echo", uniqueId: "gone"))
+            try await queue.remove(uniqueId: "gone")
+            #expect(try await queue.task(uniqueId: "gone") == nil)
+            #expect(await queue.runDue() == 0)
+        }
+    }
+
+    @Test func aLargeResultIsNotKeptAndTheRecordSaysSo() async throws {
+        try await QueueFixture.run { fixture in
+            let queue = try await fixture.queue { $0.maxResultBytes = 100 }
+            _ = try await queue.enqueue(
+                TaskRequest(function: "echo", params: ["x": .string(String(repeating: "x", count: 200))], uniqueId: "big"))
+            #expect(await queue.runDue() == 1)
+            let record = try #require(try await queue.task(uniqueId: "big"))
+            #expect(record.status == .success && record.result == nil)
+            #expect(record.history.first?.logs.last?.contains("not kept") == true)
+        }
+    }
+}
