@@ -149,6 +149,7 @@ let package = Package(
             name: "FunctionHost",
             dependencies: [
                 "CallSupport",
+                "CloudQueue",
                 "DataAPI",
                 "JSON",
                 "Hooks",
