@@ -294,6 +294,7 @@ let package = Package(
             name: "FunctionHostTests",
             dependencies: [
                 "CallSupport",
+                "CloudQueue",
                 "FunctionHost",
                 // The serve command's options, parsed as the command line gives them.
                 "functionhost",

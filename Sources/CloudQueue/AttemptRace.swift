@@ -31,6 +31,8 @@ final class AttemptRace: Sendable {
                             race.end((.timedOut, ["[queue] the run was abandoned: no answer by its time limit and grace."]))
                         } catch {}
                     })
+                // A cancellation before `holder` was set found no race to end.
+                if Task.isCancelled { race.end(nil) }
             }
         } onCancel: {
             holder.withLock { $0 }?.end(nil)

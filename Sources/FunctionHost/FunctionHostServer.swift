@@ -1,3 +1,4 @@
+import CloudQueue
 import DataAPI
 import Foundation
 import Hooks
@@ -42,6 +43,8 @@ public enum FunctionHostServer {
             DeployWatch(deployer: services.deployer, interval: configuration.deployCheckInterval, logger: logger),
             LiveQueryDelivery(hub: services.liveQuery),
         ]
+        // This host's share of the queue's work; off, it still takes enqueues for the others.
+        if configuration.queue.runsTasks { lifetimes.append(QueueService(queue: services.queue)) }
         if let adminPort = configuration.adminPort {
             lifetimes.append(
                 Application(
@@ -156,10 +159,18 @@ public enum FunctionHostServer {
         let files = FileService(
             data: data, content: try LocalFileStore(directory: configuration.filesDirectory),
             maxSize: configuration.maxFileSize)
+        var invoker = FunctionInvoker(environments: environments, data: data, metrics: metrics, logs: functionLogs)
+        invoker.publicURL = configuration.publicURL
+        invoker.appId = configuration.keys.appId
+        invoker.stagingSharesData = configuration.stagingSharesData
+        let queue = CloudQueue(
+            data: data, clock: configuration.queue.clock, settings: configuration.queue.settings,
+            invoker: invoker.taskInvoker(logger: logger), logger: logger,
+            observer: QueueMetricsObserver(metrics: metrics, logger: logger, next: configuration.queue.observer))
         return Services(
             data: data, deployer: deployer, accounts: accounts, verification: verification, gate: gate, files: files,
             metrics: metrics, functionLogs: functionLogs, logger: logger,
-            liveQuery: liveQuery)
+            liveQuery: liveQuery, invoker: invoker, queue: queue)
     }
 
     /// Runs the server until SIGTERM or SIGINT, which drain in-flight requests first.
@@ -191,6 +202,10 @@ public enum FunctionHostServer {
         /// LiveQuery's subscriptions: the REST routes subscribe through it, realtime
         /// connections attach to it (`LiveQueryConnections`).
         let liveQuery: LiveQueryHub
+        /// Runs cloud functions, for a client's call and for the host's own (tasks, timers).
+        let invoker: FunctionInvoker
+        /// The Cloud Queue: tasks enqueued here, run by every host that runs tasks.
+        let queue: CloudQueue
     }
 
     /// The admin port's router: `/metrics` with no keys.
@@ -223,7 +238,7 @@ public enum FunctionHostServer {
             authenticator: Authenticator(
                 keys: configuration.keys, signatureWindow: configuration.signatureWindow, now: configuration.clock),
             data: data, webOrigins: configuration.webOrigins,
-            stagingSharesData: configuration.stagingDataDirectory == nil && configuration.stagingDatabase == nil)
+            stagingSharesData: configuration.stagingSharesData)
         router.add(middleware: UnmatchedRouteMiddleware(authentication: authentication))
         // Where a route is registered says who may call it: the open routes here, everything
         // else in an authenticated group, the operator's own routes in master-only groups inside
@@ -233,9 +248,11 @@ public enum FunctionHostServer {
         FileDownloads(files: services.files).register(on: router)
         RealtimeRouteLookup(publicURL: configuration.publicURL).register(on: router)
         let authenticated = router.group().add(middleware: authentication)
-        MetricsRoutes(metrics: services.metrics) { [environments = services.deployer.environments, hub = services.liveQuery] in
-            environments.poolGauges() + hub.gauges
+        var metricsRoutes = MetricsRoutes(metrics: services.metrics) {
+            [environments = services.deployer.environments, hub = services.liveQuery] in environments.poolGauges() + hub.gauges
         }
+        metricsRoutes.stored = { [data] in await QueueService.waitingGauges(data: data) }
+        metricsRoutes
             .register(on: authenticated.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
         var tokens = FileUploadTokens(files: services.files)
         // Upload tokens expire by the host's clock, as lockouts and codes do.
@@ -282,11 +299,11 @@ public enum FunctionHostServer {
         SearchRoutes(data: data, publicURL: configuration.publicURL, appId: configuration.keys.appId).register(on: group)
         CloudQueryRoutes(data: data).register(on: group)
         LiveQueryRoutes(hub: services.liveQuery, data: data).register(on: group)
-        FunctionRoutes(
-            environments: services.deployer.environments, data: data, metrics: services.metrics, limiter: limiter,
-            logs: services.functionLogs, publicURL: configuration.publicURL, appId: configuration.keys.appId)
+        FunctionRoutes(invoker: services.invoker, limiter: limiter)
             .register(on: group, masterOnly: group.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
         DeployRoutes(deployer: services.deployer).register(on: group)
+        QueueRoutes(queue: services.queue)
+            .register(on: group, masterOnly: group.group().add(middleware: MasterOnlyMiddleware(refusal: QueueRoutes.refusal)))
         LogRoutes(logs: services.functionLogs)
             .register(on: group.group().add(middleware: MasterOnlyMiddleware(refusal: LogRoutes.refusal)))
         fileRoutes.register(on: group)

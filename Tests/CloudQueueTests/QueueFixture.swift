@@ -73,6 +73,38 @@ final class CallLog: Sendable {
     }
 
     private let state = Mutex<(calls: [Call], inFlight: Set<String>, overlaps: [String], failing: Set<String>)>(([], [], [], []))
+    private let ends = Mutex<(count: Int, waiters: [(Int, CheckedContinuation<Void, Never>)])>((0, []))
+
+    /// Returns once `count` calls have ended, or after `timeout` of real time (false: the test fails).
+    func waitForEnds(_ count: Int, timeout: Duration = .seconds(10)) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let ready = self.ends.withLock { state -> Bool in
+                        if state.count >= count { return true }
+                        state.waiters.append((count, continuation))
+                        return false
+                    }
+                    if ready { continuation.resume() }
+                }
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            if !first {
+                let stale = ends.withLock { state in
+                    defer { state.waiters.removeAll() }
+                    return state.waiters.map(\.1)
+                }
+                for continuation in stale { continuation.resume() }
+            }
+            group.cancelAll()
+            return first
+        }
+    }
 
     var calls: [Call] { state.withLock { $0.calls } }
     var overlaps: [String] { state.withLock { $0.overlaps } }
@@ -86,6 +118,13 @@ final class CallLog: Sendable {
 
     func ended(_ uniqueId: String) {
         _ = state.withLock { $0.inFlight.remove(uniqueId) }
+        let ready = ends.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.count += 1
+            let count = state.count
+            defer { state.waiters.removeAll { $0.0 <= count } }
+            return state.waiters.filter { $0.0 <= count }.map(\.1)
+        }
+        for continuation in ready { continuation.resume() }
     }
 
     /// Makes `flaky` fail (or succeed again) for one task.

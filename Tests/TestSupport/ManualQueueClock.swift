@@ -38,13 +38,17 @@ package final class ManualQueueClock: QueueClock {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                // Checked under the lock `onCancel` takes: a cancellation that came before the
+                // sleeper was registered (and so found nothing to remove) is seen here.
                 let (resumeNow, watchers) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-                    if deadline <= state.now { return (true, []) }
+                    if deadline <= state.now || Task.isCancelled { return (true, []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     return (false, Self.satisfiedWatchers(&state))
                 }
                 for watcher in watchers { watcher.resume() }
-                if resumeNow { continuation.resume() }
+                if resumeNow {
+                    if Task.isCancelled { continuation.resume(throwing: CancellationError()) } else { continuation.resume() }
+                }
             }
         } onCancel: {
             let sleeper = state.withLock { state -> Sleeper? in

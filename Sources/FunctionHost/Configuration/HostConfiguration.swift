@@ -136,6 +136,9 @@ public struct HostConfiguration: Sendable {
     /// answer 124.
     public var batchTime = Duration.seconds(30)
 
+    /// The Cloud Queue and the timers: whether this host runs them, their bounds and clock.
+    public var queue = QueueOptions()
+
     /// Creates a configuration; only the keys and data directory have no default.
     public init(
         host: String = "0.0.0.0", port: Int = 3000, dataDirectory: String, functionsDirectory: String = "./functions",
@@ -154,6 +157,10 @@ public struct HostConfiguration: Sendable {
     public var filesDirectory: URL {
         URL(fileURLWithPath: dataDirectory).appendingPathComponent("files")
     }
+
+    /// Whether staging shares production's data (LeanEngine's way): no data directory or
+    /// database of its own.
+    var stagingSharesData: Bool { stagingDataDirectory == nil && stagingDatabase == nil }
 
     /// The SQLite database file inside the data directory.
     public var databasePath: String { Self.databasePath(in: dataDirectory) }

@@ -1,3 +1,4 @@
+import CloudQueue
 import DataAPI
 import Hooks
 public import Hummingbird
@@ -39,6 +40,8 @@ public struct HostError: Error, Sendable {
             self = error
         case let error as CloudError:
             self.init(status: error.status, code: error.code, message: error.message)
+        case let error as CloudQueueError:
+            self.init(status: Self.status(for: error.kind), code: error.code, message: error.message)
         case let error as HookError:
             self.init(status: Self.status(for: error), code: error.code, message: error.message)
         case let error as DataAPIError where error.code.isHostFailure:
@@ -69,6 +72,18 @@ public struct HostError: Error, Sendable {
         if error.hook == .onLogin { return .unauthorized }
         if error.reason == .timedOut { return .serviceUnavailable }
         return error.requestedStatus.map { HTTPResponse.Status(code: $0) } ?? .badRequest
+    }
+
+    /// The Cloud Queue's kinds of failure: a duplicate uniqueId is a bad request (code 137),
+    /// as a duplicate unique value is in the data API.
+    private static func status(for kind: CloudQueueError.Kind) -> HTTPResponse.Status {
+        switch kind {
+        case .badRequest, .duplicate: .badRequest
+        case .notFound: .notFound
+        case .unauthorized: .unauthorized
+        case .tooMany: .tooManyRequests
+        case .storage: .internalServerError
+        }
     }
 
     private static func status(for code: DataAPIError.Code) -> HTTPResponse.Status {

@@ -69,11 +69,12 @@ final class FunctionLogs: Sendable {
     }
 }
 
-/// Passes every line to the handler it wraps, and records function and hook lines in
-/// `FunctionLogs`, from `.info` up whatever the server's own level.
+/// Passes every line to the handler it wraps, and hands the lines from `.info` up, whatever the
+/// server's own level, with all their metadata to `record`: function and hook lines to
+/// `FunctionLogs`, a task's call lines to its `CallLogCapture`.
 struct RecordingLogHandler: LogHandler {
     var inner: any LogHandler
-    let logs: FunctionLogs
+    let record: @Sendable (Logger.Level, String, Logger.Metadata) -> Void
     /// Function lines are kept from this level, even when the server writes fewer.
     static let recordedLevel = Logger.Level.info
 
@@ -97,7 +98,7 @@ struct RecordingLogHandler: LogHandler {
         guard event.level >= Self.recordedLevel else { return }
         var all = inner.metadata
         if let extra = event.metadata { all.merge(extra) { _, line in line } }
-        logs.record(level: event.level, message: "\(event.message)", metadata: all)
+        record(event.level, "\(event.message)", all)
     }
 }
 
@@ -105,7 +106,14 @@ extension Logger {
     /// This logger, also recording its function and hook lines in `logs`.
     func recording(into logs: FunctionLogs) -> Logger {
         var logger = self
-        logger.handler = RecordingLogHandler(inner: handler, logs: logs)
+        logger.handler = RecordingLogHandler(inner: handler) { logs.record(level: $0, message: $1, metadata: $2) }
+        return logger
+    }
+
+    /// This logger, also keeping its lines in `capture`.
+    func capturing(into capture: CallLogCapture) -> Logger {
+        var logger = self
+        logger.handler = RecordingLogHandler(inner: handler) { level, message, _ in capture.record(level: level, message: message) }
         return logger
     }
 }

@@ -23,10 +23,18 @@ public final class HostMetrics: Sendable {
         .seconds(15),
     ]
 
+    /// How late a task starts, from 10 ms (an idle host) to 10 minutes (a queue backed up).
+    static let queueDelayBuckets: [Duration] = [
+        .milliseconds(10), .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+        .milliseconds(2500), .seconds(5), .seconds(10), .seconds(30), .seconds(60), .seconds(120), .seconds(300),
+        .seconds(600),
+    ]
+
     /// Creates empty metrics.
     init() {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = Self.buckets
+        factory.durationHistogramBuckets["functionhost_queue_delay_seconds"] = Self.queueDelayBuckets
         self.factory = factory
     }
 
@@ -105,6 +113,21 @@ public final class HostMetrics: Sendable {
             label: "functionhost_storage_duration_seconds",
             dimensions: [("operation", operation), ("outcome", failed ? "error" : "ok")], factory: factory
         ).record(duration: duration)
+    }
+
+    /// One Cloud Queue task attempt ended: `success`, `error`, `timeout` or `lost`.
+    func recordQueueTask(outcome: String) {
+        Counter(label: "functionhost_queue_tasks_total", dimensions: [("outcome", outcome)], factory: factory).increment()
+    }
+
+    /// How long after it was due a task's attempt started.
+    func recordQueueDelay(_ delay: Duration) {
+        Timer(label: "functionhost_queue_delay_seconds", dimensions: [], factory: factory).record(duration: max(delay, .zero))
+    }
+
+    /// A timer fired: this host enqueued its task.
+    func recordTimerFiring() {
+        Counter(label: "functionhost_timer_firings_total", dimensions: [], factory: factory).increment()
     }
 
     /// The realtime (LiveQuery) connections open now.

@@ -1,0 +1,68 @@
+import CloudQueue
+import DataAPI
+import Hummingbird
+import JSON
+
+/// The Cloud Queue's REST API, LeanEngine's where it has one:
+///
+/// - `POST /engine/cloud-queue/tasks` (the master key, or the hook key LeanEngine's code
+///   enqueues with) `{"function", "params", "attempts", "backoff", "delay", "deliveryMode",
+///   "keepResult", "priority", "timeout", "uniqueId", "prod"}` → `{"uniqueId"}`; `user` (an
+///   objectId or a `_User` pointer) runs the task as that user, and only the master key may name one;
+/// - `GET /engine/cloud-queue/tasks/:uniqueId` (the app key: LeanEngine lets clients poll) →
+///   LeanEngine's fields only (`TaskRecord.leanEngineJSON`);
+/// - master key only: `GET /engine/cloud-queue/tasks?status=&limit=&after=` the tasks with
+///   their attempts, `POST .../tasks/:uniqueId/retry` a failed task back in the queue,
+///   `DELETE .../tasks/:uniqueId`.
+struct QueueRoutes: Sendable {
+    let queue: CloudQueue
+
+    /// What a caller without the master key is answered on the master-only routes.
+    static let refusal = HostError(status: .unauthorized, code: 401, message: "Managing the Cloud Queue needs the master key.")
+
+    /// Adds the enqueue and status routes to `group` and the rest to `masterOnly`.
+    func register(on group: RouterGroup<HostRequestContext>, masterOnly: RouterGroup<HostRequestContext>) {
+        group.post("engine/cloud-queue/tasks") { request, context in
+            let caller = context.caller
+            guard caller.isMaster || caller.presentedHookKey else {
+                throw HostError(status: .unauthorized, code: 401, message: "Enqueueing a task needs the master key.")
+            }
+            var request = request
+            let body = try await request.jsonObject(context: context)
+            let task = try TaskRequestBody.parse(body, mayNameUser: caller.isMaster)
+            let record = try await queue.enqueue(task)
+            return JSONResponse(["uniqueId": .string(record.uniqueId)])
+        }
+        group.get("engine/cloud-queue/tasks/:uniqueId") { _, context in
+            let uniqueId = try context.parameters.require("uniqueId")
+            guard let record = try await queue.task(uniqueId: uniqueId) else { throw CloudQueueError.taskNotFound(uniqueId) }
+            return JSONResponse(record.leanEngineJSON)
+        }
+        masterOnly.get("engine/cloud-queue/tasks") { request, _ in
+            let query = request.queryParameters
+            let status = try query["status"].map { text -> TaskStatus in
+                guard let status = TaskStatus(rawValue: text) else {
+                    throw HostError(
+                        status: .badRequest, code: 1,
+                        message: "status must be one of \(TaskStatus.allCases.map(\.rawValue).joined(separator: ", ")).")
+                }
+                return status
+            }
+            let limit = try query["limit"].map { text -> Int in
+                guard let limit = Int(text), (1...CloudQueue.maxListLimit).contains(limit) else {
+                    throw HostError(status: .badRequest, code: 1, message: "limit must be 1 to \(CloudQueue.maxListLimit).")
+                }
+                return limit
+            }
+            let records = try await queue.tasks(status: status, limit: limit ?? CloudQueue.maxListLimit, after: query["after"])
+            return JSONResponse(["results": .array(records.map(\.masterJSON))])
+        }
+        masterOnly.post("engine/cloud-queue/tasks/:uniqueId/retry") { _, context in
+            JSONResponse(try await queue.retry(uniqueId: try context.parameters.require("uniqueId")).masterJSON)
+        }
+        masterOnly.delete("engine/cloud-queue/tasks/:uniqueId") { _, context in
+            try await queue.remove(uniqueId: try context.parameters.require("uniqueId"))
+            return JSONResponse([:])
+        }
+    }
+}
