@@ -62,26 +62,25 @@ public struct TaskQueueClient: Sendable {
     }
 
     /// `cloud.enqueue` and `cloud.taskInfo` of the sandbox's bridge: the arguments as
-    /// `BridgeOperation` declares them, the answer as LeanEngine's SDK receives it.
+    /// `BridgeOperation` declares them (the REST body's fields, read by the route's own
+    /// `TaskRequestBody`), the answer as LeanEngine's SDK receives it.
     func perform(_ operation: BridgeOperation, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
-        do throws(CloudQueueError) {
+        do {
             switch operation {
             case .cloudTaskInfo:
                 return try await taskInfo(uniqueId: arguments["uniqueId"]?.stringValue ?? "")
             default:
-                var request = try TaskRequest(leanEngineBody: arguments, environment: environment)
-                if let user = arguments["user"] {
-                    // The user the code named; the queue fetches it when the task runs.
-                    guard let id = user.stringValue, !id.isEmpty else {
-                        throw CloudQueueError.badRequest("user must be the objectId of the user the task runs as.")
-                    }
-                    request.userId = id
-                }
-                let record = try await enqueue(request)
+                var fields = arguments.objectValue ?? [:]
+                // The environment is the enqueuing code's (`enqueue` sets it), never a `prod` the code sends.
+                fields["prod"] = nil
+                // The code may name the user the task runs as: it is the app's server code.
+                let record = try await enqueue(try TaskRequestBody.parse(fields, mayNameUser: true))
                 return ["uniqueId": .string(record.uniqueId)]
             }
         } catch {
-            throw HostCallError(code: error.code, message: error.message, status: HostError(mapping: error).map { Int($0.status.code) })
+            let mapped = HostError(mapping: error)
+            throw HostCallError(
+                code: mapped?.code ?? 1, message: mapped?.message ?? String(describing: error), status: mapped.map { Int($0.status.code) })
         }
     }
 }
