@@ -35,6 +35,9 @@ bash scripts/livequery/run.sh
 # Crash safety: writes under load, kill -9 at random moments, every acknowledged write found.
 echo "== kill -9 under load, on SQLite"
 python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 5
+# The Cloud Queue across a crash: the task of a host killed mid-run completes after its restart.
+echo "== kill -9 mid-task, the Cloud Queue, on SQLite"
+python3 scripts/reliability/queue_crash.py .build/debug/functionhost
 echo "== hostile scripts under load and CPU contention, and a soak (memory and open files), on SQLite"
 # The soak keeps every CPU busy with stress-ng while scripts loop: installed when missing.
 bash scripts/setup.sh stress-ng
@@ -59,3 +62,5 @@ FUNCTIONHOST_TEST_DATABASE_URL=$url swift test --skip-build \
 echo "== kill -9 under load, on PostgreSQL"
 separator="?"; [[ "$url" == *"?"* ]] && separator="&"
 python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 3 --database "${url}${separator}schema=crash"
+echo "== kill -9 mid-task, the Cloud Queue, two hosts on PostgreSQL"
+python3 scripts/reliability/queue_crash.py .build/debug/functionhost --database "${url}${separator}schema=queue_crash_$(date +%s)"

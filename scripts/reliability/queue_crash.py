@@ -57,6 +57,8 @@ class Host(Server):
 
 def runs(server):
     status, body = server.call("GET", "/1.1/classes/QueueRun?limit=1000&order=start")
+    if status == 404:  # no attempt has started yet: the class doesn't exist
+        return []
     if status != 200:
         sys.exit(f"listing the runs failed: {status} {body}")
     return body["results"]
