@@ -53,9 +53,9 @@ def finished(ids, timeout):
     while True:
         records, after = {}, None
         while True:
-            page = request("GET", "/1.1/engine/cloud-queue/tasks?limit=1000" + (f"&after={after}" if after else ""))["results"]
+            page = request("GET", "/1.1/engine/cloud-queue/tasks?limit=100" + (f"&after={after}" if after else ""))["results"]
             records.update({r["uniqueId"]: r for r in page if r["uniqueId"] in ids})
-            if len(page) < 1000:
+            if len(page) < 100:
                 break
             after = page[-1]["uniqueId"]
         if len(records) == len(ids) and all(r["status"] in ("success", "failed") for r in records.values()):
