@@ -161,6 +161,13 @@ if [ "$SEARCH_DOCS" -gt 0 ]; then
     python3 scripts/bench/search.py "http://127.0.0.1:$HOST_PORT" SQLite "$SEARCH_DOCS"
 fi
 
+# The Cloud Queue: tasks/s through it and due-to-start p50/p99 (QUEUE_TASKS=0 leaves it out).
+QUEUE_TASKS=${QUEUE_TASKS:-2000}
+if [ "$QUEUE_TASKS" -gt 0 ]; then
+    echo
+    python3 scripts/bench/queue.py "http://127.0.0.1:$HOST_PORT" SQLite "$QUEUE_TASKS"
+fi
+
 echo
 echo "ratios (same run):"
 awk -v c="$CREATE" -v f="$FETCH" -v b="$BARE" -v s="$SQLITE" -v h="$HELLO_RATIO" -v j="$JS_RATIO" -v hr="$HOOK_RATIO" 'BEGIN {

@@ -35,6 +35,9 @@ bash scripts/livequery/run.sh
 # Crash safety: writes under load, kill -9 at random moments, every acknowledged write found.
 echo "== kill -9 under load, on SQLite"
 python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 5
+# The Cloud Queue across a crash: the task of a host killed mid-run completes after its restart.
+echo "== kill -9 mid-task, the Cloud Queue, on SQLite"
+python3 scripts/reliability/queue_crash.py .build/debug/functionhost
 echo "== hostile scripts under load and CPU contention, and a soak (memory and open files), on SQLite"
 # The soak keeps every CPU busy with stress-ng while scripts loop: installed when missing.
 bash scripts/setup.sh stress-ng
@@ -55,9 +58,11 @@ fi
 sqlite_only="ByteRangeTests|ConsoleLogHandlerTests|ScriptDataOperationsTests|EdgeServeTests|StartupBannerTests|ShutdownTests|$alone"
 echo "== End-to-end and storage tests, on PostgreSQL ($url)"
 FUNCTIONHOST_TEST_DATABASE_URL=$url swift test --skip-build \
-    --filter "FunctionHostTests|StorageEngineTests|AccessPropertyTests|SearchEngine|PostgresSearch" --skip "$sqlite_only"
+    --filter "FunctionHostTests|StorageEngineTests|AccessPropertyTests|SearchEngine|PostgresSearch|CloudQueueTests" --skip "$sqlite_only"
 echo "== kill -9 under load, on PostgreSQL"
 separator="?"; [[ "$url" == *"?"* ]] && separator="&"
 # A schema of its own each run: the checks read every object of their classes, and a database
 # kept from an earlier run (FUNCTIONHOST_TEST_DATABASE_URL) would hold that run's objects too.
 python3 scripts/reliability/crash.py .build/debug/functionhost --rounds 3 --database "${url}${separator}schema=crash_$$"
+echo "== kill -9 mid-task, the Cloud Queue, two hosts on PostgreSQL"
+python3 scripts/reliability/queue_crash.py .build/debug/functionhost --database "${url}${separator}schema=queue_crash_$$"

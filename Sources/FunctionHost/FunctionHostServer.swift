@@ -139,8 +139,6 @@ public enum FunctionHostServer {
         // Over the hooked service: subscriptions and events run the app's LiveQuery hooks.
         let liveQuery = makeLiveQuery(configuration: configuration, feed: feed, data: data)
         watched.hub = liveQuery
-        let deployer = Deployer(store: DeployStore(data: data), environments: environments)
-        try await deployer.start(functionsDirectory: configuration.functionsDirectory)
         let sender =
             configuration.messageSender
             ?? configuration.messageWebhook.map { WebhookSender(url: $0, hookKey: configuration.keys.hookKey) }
@@ -167,11 +165,19 @@ public enum FunctionHostServer {
             data: data, clock: configuration.queue.clock, settings: configuration.queue.settings,
             invoker: invoker.taskInvoker(logger: logger), logger: logger,
             observer: QueueMetricsObserver(metrics: metrics, logger: logger, next: configuration.queue.observer))
+        invoker.queue.set(queue)
+        // One scheduler: the routes, a deploy's timers.json (applied when its version becomes
+        // current, `DeployTimers`) and the service that fires them.
+        let timers = TimerScheduler(
+            store: TimerStore(data: data, logger: logger), queue: queue, clock: configuration.queue.clock, logger: logger)
+        let deployTimers = DeployTimers(
+            scheduler: timers, settings: configuration.queue.settings, timeZone: configuration.queue.timersTimeZone, logger: logger)
+        let deployer = Deployer(store: DeployStore(data: data), environments: environments, timers: deployTimers)
+        try await deployer.start(functionsDirectory: configuration.functionsDirectory)
         return Services(
             data: data, deployer: deployer, accounts: accounts, verification: verification, gate: gate, files: files,
             metrics: metrics, functionLogs: functionLogs, logger: logger,
-            liveQuery: liveQuery, invoker: invoker, queue: queue,
-            timers: TimerScheduler(store: TimerStore(data: data, logger: logger), queue: queue, clock: configuration.queue.clock, logger: logger))
+            liveQuery: liveQuery, invoker: invoker, queue: queue, timers: timers)
     }
 
     /// Runs the server until SIGTERM or SIGINT, which drain in-flight requests first.

@@ -39,6 +39,14 @@ public enum BridgeOperation: String, CaseIterable, Sendable {
     /// The user holding a session token (`AV.Cloud.run` with `{sessionToken}` of a script's own
     /// function): `{sessionToken}` → the user as REST JSON; 211 when no user holds it.
     case cloudUser = "cloud.user"
+    /// `AV.Cloud.enqueue`: LeanEngine's body of `POST /1.1/engine/cloud-queue/tasks` without
+    /// `prod` (`{function, params, attempts?, backoff?, delay?, deliveryMode?, keepResult?,
+    /// priority?, timeout?, uniqueId?}`), plus `user?` (the objectId the task runs as; none: the
+    /// master) → `{uniqueId}`. The task runs in the enqueuing code's environment.
+    case cloudEnqueue = "cloud.enqueue"
+    /// `AV.Cloud.getTaskInfo`: `{uniqueId}` → what `GET /1.1/engine/cloud-queue/tasks/:uniqueId`
+    /// answers (`{uniqueId, status, finishedAt?, statusCode?, result?, error?, retryAt?}`).
+    case cloudTaskInfo = "cloud.taskInfo"
     /// Outbound HTTP (`fetch`, `AV.Cloud.httpRequest`): `{url, method, headers, body?}` →
     /// `{status, headers, body}`.
     case httpRequest = "http.request"

@@ -23,5 +23,6 @@ enum SandboxScripts {
         ("sdk-search.js", PackageResources.sdk_search_js),
         ("sdk-user.js", PackageResources.sdk_user_js),
         ("sdk-http.js", PackageResources.sdk_http_js),
+        ("sdk-queue.js", PackageResources.sdk_queue_js),
     ].map { ($0.0, String(decoding: $0.1, as: UTF8.self)) }
 }

@@ -4,7 +4,8 @@ import Sandbox
 /// Gathers the cloud code a deploy uploads: every `*.js` file below a folder, by relative path.
 enum DeploySources {
     /// The source text of each `*.js` file below `directory`, keyed by its `/`-separated relative
-    /// path; for a LeanEngine Node project, only `cloud.js` and the files it requires.
+    /// path; for a LeanEngine Node project, only `cloud.js` and the files it requires; and
+    /// `timers.json` at its root, when there is one (unless `selecting` is false: only scripts).
     ///
     /// `node_modules` folders are skipped at any depth: the server runs cloud code in a sandbox
     /// without `require` of packages, and they would make the upload huge. Symbolic links to folders
@@ -23,7 +24,24 @@ enum DeploySources {
         // Express server around it.
         guard selecting else { return files }
         let markers: Set<String> = FileManager.default.fileExists(atPath: directory + "/package.json") ? ["package.json"] : []
-        return CloudCodeFiles.selected(files, markers: markers)
+        var selected = CloudCodeFiles.selected(files, markers: markers)
+        // The timers the code runs on travel with it; the server checks them.
+        selected[timersFile] = try timers(in: directory)
+        return selected
+    }
+
+    /// The name of the timers a bundle carries, at its root (`[{name, function, cron | every,
+    /// params?, environment?, user?}]`).
+    static let timersFile = "timers.json"
+
+    /// The text of `directory/timers.json`, or nil when there is none.
+    private static func timers(in directory: String) throws(ClientFailure) -> String? {
+        let path = directory + "/" + timersFile
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw ClientFailure(message: "cannot read \(path) as UTF-8 text")
+        }
+        return text
     }
 
     /// Adds the `*.js` files in `root/relative` and its subfolders to `files`.

@@ -39,10 +39,7 @@ struct Invoke: AsyncParsableCommand {
     /// Calls the function and prints its result as JSON text.
     func run() async throws {
         try await ClientFailure.reporting {
-            // The name is one path segment: escape anything that would end or split it.
-            var allowed = CharacterSet.urlPathAllowed
-            allowed.remove(charactersIn: "/?#")
-            let segment = name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name
+            let segment = PathSegment.escaped(name)
             let headers = environment == .staging ? [("X-LC-Prod", "0")] : []
             let answer = try await options.client().send(
                 .POST, "/1.1/functions/\(segment)", body: Data(params.utf8), headers: headers)

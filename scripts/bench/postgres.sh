@@ -26,6 +26,10 @@ CONNECTIONS=1 run_wrk "PostgreSQL: equality (c=1)" "http://127.0.0.1:$PG_A/1.1/c
 run_wrk "SQLite: Swift function" "http://127.0.0.1:$HOST_PORT/1.1/functions/swiftHello" scripts/bench/hello.lua; S_HELLO=$RPS
 run_wrk "PostgreSQL: Swift function" "http://127.0.0.1:$PG_A/1.1/functions/swiftHello" scripts/bench/hello.lua; P_HELLO=$RPS
 
+if [ "$QUEUE_TASKS" -gt 0 ]; then
+    python3 scripts/bench/queue.py "http://127.0.0.1:$PG_A" "PostgreSQL, two hosts running tasks" "$QUEUE_TASKS"
+fi
+
 # Two hosts: two wrk processes at once, half the connections each, requests/s summed.
 both() {
     local path=$1 script=$2 half=$((CONNECTIONS / 2))

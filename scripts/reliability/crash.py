@@ -45,15 +45,17 @@ def free_port():
 
 
 class Server:
-    def __init__(self, binary, data, port, database):
+    def __init__(self, binary, data, port, database, functions=None, extra=()):
         self.binary, self.data, self.port, self.database = binary, data, port, database
+        # No cloud code unless a folder of it is given; `extra`: more `serve` options.
+        self.functions, self.extra = functions or data + "/no-functions", list(extra)
         self.process = None
 
     def start(self):
         env = dict(os.environ, LEANCLOUD_APP_ID="crashapp", LEANCLOUD_APP_KEY="crashkey",
                    LEANCLOUD_APP_MASTER_KEY="crashmaster", LEANCLOUD_APP_HOOK_KEY="crashhook", LOG_LEVEL="error")
         args = [self.binary, "serve", "--host", "127.0.0.1", "--port", str(self.port), "--data-dir", self.data,
-                "--functions", self.data + "/no-functions"]
+                "--functions", self.functions] + self.extra
         if self.database:
             args += ["--database", self.database]
         self.process = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

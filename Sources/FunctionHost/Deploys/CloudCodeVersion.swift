@@ -43,9 +43,14 @@ public struct CloudCodeVersion: Sendable, Hashable {
         return hasher.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
-    /// The files in load order, as the sandbox takes them.
+    /// The files in path order, as they are stored.
     var sortedFiles: [(name: String, source: String)] {
         files.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// The scripts in load order, as the sandbox takes them: every file but the timers.
+    var scripts: [(name: String, source: String)] {
+        sortedFiles.filter { $0.name != DeployTimers.file }
     }
 
     /// The version as the deploy API lists it (file names, not their sources).

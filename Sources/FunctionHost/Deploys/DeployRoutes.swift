@@ -25,7 +25,9 @@ struct DeployRoutes: Sendable {
             var files: [String: String] = [:]
             for (path, source) in members {
                 guard let text = source.stringValue, Self.isValidPath(path) else {
-                    throw HostError(status: .badRequest, code: 107, message: "Invalid file '\(path)': a relative .js path with source text.")
+                    throw HostError(
+                        status: .badRequest, code: 107,
+                        message: "Invalid file '\(path)': a relative .js path (or timers.json) with source text.")
                 }
                 files[path] = text
             }
@@ -128,6 +130,8 @@ struct DeployRoutes: Sendable {
 
     /// A bundle path: relative, `.js`, no `..` (it becomes a module name for `require`).
     static func isValidPath(_ path: String) -> Bool {
+        // The bundle's timers, at its root (`DeployTimers`).
+        if path == DeployTimers.file { return true }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         return path.hasSuffix(".js") && !path.hasPrefix("/") && path.utf8.count <= 512
             && parts.allSatisfy { !$0.isEmpty && $0 != ".." && $0 != "." }

@@ -1,3 +1,4 @@
+import CloudQueue
 import DataAPI
 import Foundation
 import HTTPTypes
@@ -9,18 +10,26 @@ import Logging
 actor Deployer {
     let store: DeployStore
     let environments: Environments
+    /// The timers a version's `timers.json` sets when it becomes current; nil where no queue
+    /// runs them (a bundle's timers are then still checked, and not applied).
+    let timers: DeployTimers?
 
-    init(store: DeployStore, environments: Environments) {
+    init(store: DeployStore, environments: Environments, timers: DeployTimers? = nil) {
         self.store = store
         self.environments = environments
+        self.timers = timers
     }
 
     /// At start: the functions directory becomes a new version of both environments when its
     /// files changed since the last start (or at the very first start); then each environment
     /// loads the version it ran before the restart.
     func start(functionsDirectory: String) async throws {
-        let files = Dictionary(
+        var files = Dictionary(
             JavaScriptFunctions.files(in: functionsDirectory).map { ($0.name, $0.source) }, uniquingKeysWith: { a, _ in a })
+        // Its timers come with it, as a deploy's do.
+        if !files.isEmpty, let timers = try? String(contentsOfFile: functionsDirectory + "/" + DeployTimers.file, encoding: .utf8) {
+            files[DeployTimers.file] = timers
+        }
         var production = try await store.environment(.production)
         let hash = CloudCodeVersion.hash(of: files)
         if production.seedHash != hash {
@@ -34,6 +43,9 @@ actor Deployer {
             production.seedHash = hash
             _ = try await store.save(staging)
             production = try await store.save(production)
+            if !files.isEmpty {
+                for name in EnvironmentName.allCases { try await timers?.apply(files, to: name) }
+            }
         }
         for name in EnvironmentName.allCases {
             let state = try await store.environment(name)
@@ -50,6 +62,8 @@ actor Deployer {
     {
         guard !files.isEmpty else { throw HostError(status: .badRequest, code: 1, message: "The bundle has no files.") }
         var state = try await store.environment(environment)
+        // Bad timers refuse the bundle as bad code does, before anything is stored.
+        _ = try DeployTimers.definitions(in: files, timeZone: timers?.timeZone ?? .gmt, settings: timers?.settings ?? QueueSettings())
         let draft = CloudCodeVersion(files: files, message: message, author: author)
         var next = try await environments.prepare(draft, for: environment, variables: state.variables, strict: true)
         let version = try await store.add(draft)
@@ -57,6 +71,7 @@ actor Deployer {
         _ = try await store.save(state)
         next.version = version.number
         environments.install(next, for: environment)
+        try await timers?.apply(version.files, to: environment)
         return version
     }
 
@@ -83,7 +98,8 @@ actor Deployer {
         state.history.removeLast(2)
         state.switchTo(previous)
         _ = try await store.save(state)
-        environments.install(next, for: environment)
+        environments.install(next.live, for: environment)
+        try await timers?.apply(next.files, to: environment)
         return previous
     }
 
@@ -147,17 +163,22 @@ actor Deployer {
         let next = try await prepare(number, for: state)
         state.switchTo(number)
         _ = try await store.save(state)
-        environments.install(next, for: environment)
+        environments.install(next.live, for: environment)
+        try await timers?.apply(next.files, to: environment)
         return number
     }
 
-    /// Loads a stored version for an environment, without switching to it.
-    private func prepare(_ number: Int, for state: EnvironmentState) async throws -> Environments.Live {
+    /// Loads a stored version for an environment, without switching to it; with its files,
+    /// whose timers apply once it is switched to.
+    private func prepare(_ number: Int, for state: EnvironmentState) async throws
+        -> (live: Environments.Live, files: [String: String])
+    {
         guard let version = try await store.version(number) else {
             throw HostError(status: .notFound, code: 1, message: "There is no version \(number).")
         }
         // Stored versions loaded once already: a file failing now is logged, not fatal.
-        return try await environments.prepare(version, for: state.name, variables: state.variables, strict: false)
+        let live = try await environments.prepare(version, for: state.name, variables: state.variables, strict: false)
+        return (live, version.files)
     }
 
     private func storedVersion(_ number: Int?) async throws -> CloudCodeVersion? {

@@ -68,7 +68,7 @@ final class Environments: HookSource {
         var registry = base.serving(environment)
         guard let version else { return Live(version: nil, registry: registry, variables: variables) }
         let code = try await JavaScriptFunctions.load(
-            files: version.sortedFiles, into: &registry, timeout: settings.timeout, outbound: settings.outbound,
+            files: version.scripts, into: &registry, timeout: settings.timeout, outbound: settings.outbound,
             variables: variables, pool: settings.pool, collectsGarbageBeforeEachStep: settings.collectsGarbageBeforeEachStep,
             refusingClashes: strict, logger: settings.logger)
         if strict, let (file, error) = code?.loadErrors.first {

@@ -28,6 +28,8 @@ struct FunctionInvoker: Sendable {
     /// Whether staging shares production's data: then a user's staging call writes under
     /// production's hooks, as `AuthMiddleware` decides for a client's request.
     var stagingSharesData = true
+    /// The Cloud Queue the called functions enqueue into (`request.queue`, `AV.Cloud.enqueue`).
+    let queue = QueueReference()
 
     /// A function as an environment's code holds it at the moment the call starts: a deploy
     /// during the call doesn't change it.
@@ -99,6 +101,7 @@ struct FunctionInvoker: Sendable {
             taggedLogger: TaggedLogger(call.logger.recording(into: logs), tags: tags),
             deadline: .now + (call.timeout ?? target.entry.options.timeout),
             data: DataClient(service: data, caller: dataCaller),
+            queue: TaskQueueClient(queue: queue.value, environment: environment),
             functions: target.live.registry, searchLinks: call.searchLinks)
         let start = ContinuousClock.now
         let result: JSONValue

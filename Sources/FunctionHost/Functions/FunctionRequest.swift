@@ -41,6 +41,9 @@ public struct FunctionRequest: Sendable {
     /// request carried it): create, fetch, update, delete and query objects through the same
     /// service the REST routes use. `data.asMaster` acts with the master key.
     public var data: DataClient
+    /// The Cloud Queue, for this function's code: `request.queue.enqueue(TaskRequest(...))` runs
+    /// a function later, in this environment, as the master unless the request names a user.
+    public var queue = TaskQueueClient(queue: nil, environment: .production)
     /// Every function of the host, for `run`.
     let functions: FunctionRegistry
     /// Where a script's search results link to (`_app_url`, `_deeplink`): this server as the

@@ -42,18 +42,20 @@ struct JavaScriptCall {
     ///     call's own caller).
     ///   - client: who the call counts against for the workers' per-client share.
     ///   - searchLinks: where the script's search results link to (nil: no links, as in hooks).
+    ///   - queue: the Cloud Queue of `AV.Cloud.enqueue` (nil: refused, as in hooks).
     /// - Throws: for a function, `HostError` or `CloudError` (the status and code it answers with);
     ///   for a hook, `HookError`.
     func run(
         _ request: JSONValue, data: DataClient, codeEnvironment: EnvironmentName, deadline: ContinuousClock.Instant,
         backgroundTime: Duration, run: @escaping @Sendable (String, JSONValue, String?) async throws -> JSONValue,
-        outbound: @escaping ScriptHost.Outbound, client: String?, searchLinks: SearchLinks? = nil, logger: Logger
+        outbound: @escaping ScriptHost.Outbound, client: String?, searchLinks: SearchLinks? = nil,
+        queue: TaskQueueClient? = nil, logger: Logger
     ) async throws -> JSONValue {
         let host = ScriptHost(
             service: data.service, caller: data.caller, codeEnvironment: codeEnvironment,
             // What the call started and didn't await may run on after its answer; the sandbox
             // ends it within this bound (cancelling its host calls).
-            deadline: deadline + backgroundTime, run: run, outbound: outbound, searchLinks: searchLinks)
+            deadline: deadline + backgroundTime, run: run, outbound: outbound, searchLinks: searchLinks, queue: queue)
         let outcome: CloudCode.Outcome
         do {
             outcome = try await code.call(

@@ -81,7 +81,7 @@ struct ScriptDataOperations: Sendable {
             let request = try ScriptSearch.request(arguments)
             let answer = try await service.search(request, caller: caller)
             return ScriptSearch.answerJSON(answer, links: searchLinks)
-        case .cloudRun, .cloudUser, .httpRequest:
+        case .cloudRun, .cloudUser, .cloudEnqueue, .cloudTaskInfo, .httpRequest:
             throw HostCallError(code: 1, message: "'\(operation.rawValue)' is not a data operation.")
         }
     }

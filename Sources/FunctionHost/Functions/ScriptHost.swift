@@ -29,6 +29,9 @@ struct ScriptHost: SandboxHost {
     let outbound: Outbound
     /// Where search results link to (`_app_url`); nil leaves the links out.
     var searchLinks: SearchLinks? = nil
+    /// The Cloud Queue for `AV.Cloud.enqueue` and `AV.Cloud.getTaskInfo`; nil where the code
+    /// can't reach it (a hook's call), which refuses both with 108.
+    var queue: TaskQueueClient? = nil
 
     func perform(_ operation: BridgeOperation, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
         // A call the script makes after its deadline would outlive the work it serves; one whose
@@ -49,6 +52,8 @@ struct ScriptHost: SandboxHost {
             return try await user(arguments["sessionToken"]?.stringValue ?? "")
         case .httpRequest:
             return try await outbound(arguments, deadline)
+        case .cloudEnqueue, .cloudTaskInfo:
+            return try await (queue ?? TaskQueueClient(queue: nil, environment: codeEnvironment)).perform(operation, arguments: arguments)
         }
     }
 

@@ -1,0 +1,42 @@
+import Foundation
+import HTTPTypes
+import JSON
+import TestSupport
+import Testing
+
+@testable import FunctionHost
+
+/// `functionhost tasks list|show|retry`, the built executable against a live server whose queue
+/// runs on a clock the test moves.
+@Suite struct QueueCLITests {
+    @Test func aDeadLetterIsListedShownAndRetriedFromTheCommandLine() async throws {
+        let fixture = QueueFixture()
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await TestServer.run(dataDirectory: directory, transport: .socket, configure: fixture.configure) { api in
+            let port = api.port
+            // A task of a function there is none of: it fails at once, for good.
+            let queued = try await api.post(
+                "/1.1/engine/cloud-queue/tasks", headers: Headers.master, ["function": "nope", "uniqueId": "dead1"])
+            #expect(queued.status == .ok, "\(queued)")
+            _ = await fixture.waitForAttempts("dead1", count: 1)
+
+            let listed = try await CLI.functionhost(["tasks", "list", "--status", "failed"], port: port)
+            #expect(listed.status == 0 && listed.output.contains("dead1  failed  nope  attempt 1/1"), "\(listed)")
+            let json = try await CLI.functionhost(["tasks", "list", "--json"], port: port)
+            #expect(try JSONValue(parsing: Array(json.output.utf8))["results"]?.arrayValue?.count == 1, "\(json)")
+            let shown = try await CLI.functionhost(["tasks", "show", "dead1"], port: port)
+            #expect(shown.status == 0 && shown.output.contains("dead1  failed"), "\(shown)")
+            let retried = try await CLI.functionhost(["tasks", "retry", "dead1"], port: port)
+            #expect(retried.status == 0 && retried.output.contains("Queued again") && retried.output.contains("dead1  queued"), "\(retried)")
+
+            // Failures: one line on standard error, a non-zero exit.
+            let missing = try await CLI.functionhost(["tasks", "show", "nosuch"], port: port)
+            #expect(missing.status != 0 && missing.errors.contains("nosuch"), "\(missing)")
+            let bad = try await CLI.functionhost(["tasks", "list", "--limit", "0"], port: port)
+            #expect(bad.status != 0, "\(bad)")
+            let both = try await CLI.functionhost(["timers", "add", "t", "--function", "f", "--cron", "0 * * * * ?", "--every", "5"], port: port)
+            #expect(both.status != 0 && both.errors.contains("exactly one of --cron and --every"), "\(both)")
+        }
+    }
+}
