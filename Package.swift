@@ -189,6 +189,8 @@ let package = Package(
         .executableTarget(
             name: "functionhost",
             dependencies: [
+                // The queue settings its options set.
+                "CloudQueue",
                 "FunctionHost",
                 "Functions",
                 "JSON",

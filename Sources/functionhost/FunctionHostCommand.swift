@@ -79,6 +79,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var edge: EdgeOptions
     @OptionGroup var limits: LimitOptions
     @OptionGroup var liveQuery: LiveQueryOptions
+    @OptionGroup var queue: QueueCommandOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -132,6 +133,7 @@ struct Serve: AsyncParsableCommand {
         try edge.apply(to: &configuration, environment: environment)
         try limits.apply(to: &configuration)
         try liveQuery.apply(to: &configuration)
+        try queue.apply(to: &configuration)
         banner.publicURL = configuration.publicURL
         banner.webOrigins = configuration.webOrigins
         banner.write()
