@@ -39,4 +39,29 @@ import Testing
             #expect(both.status != 0 && both.errors.contains("exactly one of --cron and --every"), "\(both)")
         }
     }
+
+    /// `timers add|list|run|remove` against the routes: the summary lines, a refused expression
+    /// as one line on standard error, and the timer gone once removed.
+    @Test func timersAreAddedListedRunAndRemovedFromTheCommandLine() async throws {
+        let fixture = QueueFixture()
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await TestServer.run(dataDirectory: directory, transport: .socket, configure: fixture.configure) { api in
+            let port = api.port
+            let added = try await CLI.functionhost(["timers", "add", "nightly", "--function", "nope", "--cron", "0 30 3 * * ?"], port: port)
+            #expect(added.status == 0 && added.output.contains("nightly  nope  cron '0 30 3 * * ?'  production  enabled  api"), "\(added)")
+            let refused = try await CLI.functionhost(["timers", "add", "bad", "--function", "nope", "--cron", "0 61 * * * ?"], port: port)
+            #expect(refused.status != 0 && refused.errors.contains("minute field"), "\(refused)")
+            let listed = try await CLI.functionhost(["timers", "list"], port: port)
+            #expect(listed.status == 0 && listed.output.contains("nightly") && !listed.output.contains("bad"), "\(listed)")
+            let fired = try await CLI.functionhost(["timers", "run", "nightly"], port: port)
+            #expect(fired.status == 0 && fired.output.contains("task timer-nightly-run-"), "\(fired)")
+            let removed = try await CLI.functionhost(["timers", "remove", "nightly"], port: port)
+            #expect(removed.status == 0, "\(removed)")
+            let gone = try await api.get("/1.1/engine/timers/nightly", headers: Headers.master)
+            #expect(gone.status == .notFound, "\(gone)")
+            let again = try await CLI.functionhost(["timers", "remove", "nightly"], port: port)
+            #expect(again.status != 0 && again.errors.contains("nightly"), "\(again)")
+        }
+    }
 }
