@@ -100,11 +100,15 @@ extension CloudQueue {
         }
         attempt.logs = Self.bounded(logs, lines: settings.maxLogLines, bytes: settings.maxLogBytes)
         next.history = Array((record.history + [attempt]).suffix(settings.historyLimit))
+        // The claim this run holds: its host, its attempt and the lease it was given. A task
+        // removed while it ran and enqueued again under its uniqueId has the same host and
+        // attempt when this host claims it again, but not the same lease.
+        var claim: [String: JSONValue] = [
+            "status": "running", "leaseOwner": .string(settings.hostID), "attempt": .int(Int64(record.attempt)),
+        ]
+        if let leaseUntil = record.leaseUntil { claim["leaseUntil"] = .int(leaseUntil.milliseconds) }
         do {
-            guard
-                let saved = try await store.replace(
-                    next, if: ["status": "running", "leaseOwner": .string(settings.hostID), "attempt": .int(Int64(record.attempt))])
-            else {
+            guard let saved = try await store.replace(next, if: .object(claim)) else {
                 logger.warning(
                     "cloud queue: a run ended after its task was taken back or removed; its outcome is dropped",
                     metadata: ["task": "\(record.uniqueId)", "attempt": "\(record.attempt)"])

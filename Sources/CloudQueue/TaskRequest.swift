@@ -20,6 +20,12 @@ public enum TaskOrigin: Sendable, Hashable {
     /// A timer's firing, by the timer's name.
     case timer(String)
 
+    /// Whether a timer's firing made the task.
+    public var isTimer: Bool {
+        if case .timer = self { return true }
+        return false
+    }
+
     /// The origin as stored: `api`, `code` or `timer:<name>`.
     public var stored: String {
         switch self {
@@ -106,6 +112,9 @@ public struct TaskRequest: Sendable, Hashable {
     public static let maxKeepResult: Duration = .seconds(30 * 24 * 3600)
     /// The largest priority either way: what a JavaScript number holds exactly.
     public static let maxPriority: Int64 = 9_007_199_254_740_991
+    /// How every timer firing's uniqueId starts; no other task's may.
+    public static let timerPrefix = "timer-"
+
     /// The longest uniqueId a caller may give (LeanEngine's limit).
     public static let maxUniqueIdLength = 32
     /// The longest uniqueId a timer's firing uses (its name and time are in it).
@@ -151,6 +160,14 @@ public struct TaskRequest: Sendable, Hashable {
             if case .timer = origin { limit = Self.maxTimerUniqueIdLength } else { limit = Self.maxUniqueIdLength }
             guard (1...limit).contains(uniqueId.utf8.count), uniqueId.unicodeScalars.allSatisfy(Self.isNameCharacter) else {
                 throw .badRequest("uniqueId must be 1 to \(limit) letters, digits, '_' or '-'.")
+            }
+            // A timer's firing is found by its id (`timer-<name>-<time>`) on every host: an id
+            // of that form taken first by anyone else would stand in for the firing, which
+            // would then never run.
+            if uniqueId.hasPrefix(Self.timerPrefix) {
+                guard case .timer = origin else {
+                    throw .badRequest("uniqueId may not start with '\(Self.timerPrefix)': timers' firings are named so.")
+                }
             }
         }
         return self

@@ -72,6 +72,9 @@ import Testing
         ("uniqueId", TaskRequest(function: "echo", uniqueId: "a/b")),
         ("uniqueId", TaskRequest(function: "echo", uniqueId: "é")),
         ("uniqueId", TaskRequest(function: "echo", uniqueId: String(repeating: "t", count: 129), origin: .timer("t"))),
+        // Timers' firings are named so; any other task taking such an id would stand in for one.
+        ("uniqueId", TaskRequest(function: "echo", uniqueId: "timer-nightly-1767225600")),
+        ("uniqueId", TaskRequest(function: "echo", uniqueId: "timer-x", origin: .code)),
     ]
 
     @Test(arguments: bad.indices)

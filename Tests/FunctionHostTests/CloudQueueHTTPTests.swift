@@ -32,6 +32,7 @@ import Testing
             let stamp = try await request.data.create("Stamp", ["note": "from a task"])
             return [
                 "id": .string(stamp.objectId), "user": request.currentUser?["username"] ?? .null, "master": .bool(request.isMaster),
+                "token": .string(request.sessionToken ?? request.currentUser?["sessionToken"]?.stringValue ?? "none"),
             ]
         }
         registry.hooks.beforeSave("Stamp") { request in
@@ -163,6 +164,9 @@ import Testing
             let userStamp = try await Self.status(api, stampAsUser)
             #expect(userStamp["result"]?["user"] == "alice", "\(userStamp)")
             #expect(userStamp["result"]?["master"] == false)
+            // It acts as the user without holding the user's session: code that names a user
+            // can't sign in as them.
+            #expect(userStamp["result"]?["token"] == "none", "\(userStamp)")
             let stampId = try #require(userStamp["result"]?["id"]?.stringValue)
             #expect(try await api.fetch("Stamp", stampId)["by"] == .string(userId))
             let stampAsMaster = try await Self.enqueue(api, ["function": "stamp"])

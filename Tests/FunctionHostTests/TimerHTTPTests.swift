@@ -80,6 +80,15 @@ import Testing
             let firing = "timer-tick-\(start + 60)"
             #expect(await fixture.waitForAttempts(firing, count: 1).map(\.outcome) == [.success])
             #expect(fixture.clock.now().timeIntervalSince1970 >= Double(start + 60))
+            // A firing's id follows from the timer's name and schedule: only the master key
+            // reads it; the app key is told there is no such task, and can't take the id first.
+            let asClient = try await api.get("/1.1/engine/cloud-queue/tasks/" + firing)
+            #expect(asClient.status == .notFound, "\(asClient)")
+            let asMaster = try await api.get("/1.1/engine/cloud-queue/tasks/" + firing, headers: Headers.master)
+            #expect(asMaster.status == .ok && asMaster["status"] == "success", "\(asMaster)")
+            let squatted = try await api.post(
+                "/1.1/engine/cloud-queue/tasks", headers: Headers.master, ["function": "double", "uniqueId": .string("timer-tick-\(start + 600)")])
+            #expect(squatted.status == .badRequest && squatted["code"] == 1, "\(squatted)")
             let timer = try await api.get(Self.timers + "/tick", headers: Headers.master)
             // Its latest firing (the clock may have reached the next one meanwhile).
             #expect(timer["lastRun"]?["uniqueId"]?.stringValue?.hasPrefix("timer-tick-") == true, "\(timer)")

@@ -148,10 +148,13 @@ struct FunctionInvoker: Sendable {
         }
     }
 
-    /// A client's caller carrying the user's session, as `AuthMiddleware` builds it: no master
-    /// key, the user's REST JSON with its current session token (what a function is given as
-    /// `currentUser` and `sessionToken`), and on shared data production's hooks. 211 when no
-    /// user has this id any more.
+    /// A client's caller acting as the user, as `AuthMiddleware` builds one for that user's
+    /// request: no master key, the user's REST JSON, and on shared data production's hooks. 211
+    /// when no user has this id any more.
+    ///
+    /// Without the user's session token: the task's code acts as the user through its caller,
+    /// and a live token handed to it would let code (staging's among it) sign in as any user it
+    /// names, for as long as the token lives.
     private func userCaller(_ id: String, environment: EnvironmentName) async throws
         -> (caller: Caller, sessionToken: String?, user: JSONValue)
     {
@@ -161,11 +164,10 @@ struct FunctionInvoker: Sendable {
         guard !id.isEmpty, try await storage.classExists("_User"), let stored = try await storage.fetch("_User", id: id) else {
             throw HostError(status: .unauthorized, code: 211, message: "Could not find user.")
         }
-        let token = stored.fields["sessionToken"]?.stringValue
         var user = stored.restJSON()
-        if let token { user["sessionToken"] = .string(token) }
+        user["sessionToken"] = nil
         caller.user = .object(user)
-        return (caller, token, .object(user))
+        return (caller, nil, .object(user))
     }
 
     /// Runs the function against its wall-clock deadline: past it the caller gets 503, code 124.

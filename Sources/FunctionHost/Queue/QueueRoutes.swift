@@ -35,7 +35,11 @@ struct QueueRoutes: Sendable {
         }
         group.get("engine/cloud-queue/tasks/:uniqueId") { _, context in
             let uniqueId = try context.parameters.require("uniqueId")
-            guard let record = try await queue.task(uniqueId: uniqueId) else { throw CloudQueueError.taskNotFound(uniqueId) }
+            // A timer's firings run as the master and their ids follow from the timer's name and
+            // schedule: only the master key reads them (anyone else is told there is no such task).
+            guard let record = try await queue.task(uniqueId: uniqueId), context.caller.isMaster || !record.origin.isTimer else {
+                throw CloudQueueError.taskNotFound(uniqueId)
+            }
             return JSONResponse(record.leanEngineJSON)
         }
         masterOnly.get("engine/cloud-queue/tasks") { request, _ in
