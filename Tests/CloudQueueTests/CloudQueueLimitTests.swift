@@ -36,6 +36,31 @@ import Testing
         }
     }
 
+    /// A running task removed and enqueued again under its uniqueId is a new task: when the old
+    /// run ends (here at its time limit), its outcome must not land on the new one, which the
+    /// same host claimed with the same attempt number but another lease.
+    @Test func aRemovedTaskEnqueuedAgainKeepsItsOwnRunsOutcome() async throws {
+        try await QueueFixture.run { fixture in
+            let queue = try await fixture.queue()
+            _ = try await queue.enqueue(TaskRequest(function: "hang", timeout: .seconds(10), uniqueId: "again"))
+            let first = Task { await queue.runDue() }
+            #expect(await fixture.clock.waitForSleepers(2))
+            fixture.clock.advance(by: .seconds(1))
+            try await queue.remove(uniqueId: "again")
+            _ = try await queue.enqueue(TaskRequest(function: "hang", timeout: .seconds(60), uniqueId: "again"))
+            let second = Task { await queue.runDue() }
+            #expect(await fixture.clock.waitForSleepers(4))
+            // The first run passes its limit and grace; the second is still within its own.
+            fixture.clock.advance(by: .seconds(15))
+            #expect(await first.value == 1)
+            let record = try #require(try await queue.task(uniqueId: "again"))
+            #expect(record.status == .running && record.history.isEmpty, "\(record.status) \(record.history.map(\.outcome))")
+            #expect(record.timeout == .seconds(60))
+            second.cancel()
+            _ = await second.value
+        }
+    }
+
     @Test func anAtMostOnceTaskThatTimesOutIsNotRunAgain() async throws {
         try await QueueFixture.run { fixture in
             let queue = try await fixture.queue()
