@@ -1,3 +1,4 @@
+import Logging
 /// What went wrong in the Cloud Queue: the module's one error type. `kind` says what sort of
 /// failure it is; the host maps it to an HTTP status in one place (`HostError(mapping:)`).
 /// `code` and `message` are what a client sees as `{"code", "error"}`.
@@ -57,4 +58,12 @@ public struct CloudQueueError: Error, Sendable, Hashable, CustomStringConvertibl
 
     /// The database failed; the underlying error is logged, not shown.
     public static let storageFailed = CloudQueueError(.storage, code: 1, "The task store failed; try again.")
+
+    /// What a store's failure becomes for the caller: a queue error as it is, anything else
+    /// logged (the database's own words stay in the log) and answered as `storageFailed`.
+    static func storage(_ error: any Error, _ what: String, logger: Logger) -> CloudQueueError {
+        if let error = error as? CloudQueueError { return error }
+        logger.error("\(what) failed", metadata: ["error": "\(error)"])
+        return .storageFailed
+    }
 }

@@ -112,10 +112,8 @@ struct TaskStore: Sendable {
         }
     }
 
-    /// Logs a storage failure and gives the error the client sees.
+    /// Logs a storage failure and gives the error the caller sees.
     private func failed(_ error: any Error, _ operation: String) -> CloudQueueError {
-        if let error = error as? CloudQueueError { return error }
-        logger.error("cloud queue: task store \(operation) failed", metadata: ["error": "\(error)"])
-        return .storageFailed
+        .storage(error, "cloud queue: task store \(operation)", logger: logger)
     }
 }

@@ -148,9 +148,7 @@ public struct TimerStore: Sendable {
 
     /// Logs a storage failure and gives the error the caller sees.
     private func failed(_ error: any Error, _ operation: String) -> CloudQueueError {
-        if let error = error as? CloudQueueError { return error }
-        logger.error("timers: store \(operation) failed", metadata: ["error": "\(error)"])
-        return .storageFailed
+        .storage(error, "timers: store \(operation)", logger: logger)
     }
 }
 
