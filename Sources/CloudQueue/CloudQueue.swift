@@ -24,6 +24,8 @@ public actor CloudQueue {
     private var sleeper: Task<Void, Never>?
     /// Whether something happened (an enqueue, a run's end) since the run loop last looked.
     private var pendingWake = false
+    /// Enqueues on this host count the waiting tasks and store theirs one at a time.
+    private let admission = AdmissionLine()
 
     /// Creates the queue of one host over the app's data service.
     public init(
@@ -47,6 +49,8 @@ public actor CloudQueue {
     public func enqueue(_ request: TaskRequest) async throws(CloudQueueError) -> TaskRecord {
         let request = try request.validated(by: settings)
         let now = clock.now()
+        await admission.enter()
+        defer { admission.leave() }
         let waiting = try await store.count(["status": ["$in": ["queued", "running"]]])
         guard waiting < settings.maxQueued else { throw .queueFull(settings.maxQueued) }
         let record = TaskRecord(

@@ -82,8 +82,13 @@ public struct TimerDefinition: Sendable, Hashable {
     func firing(dueAt time: Date) -> TaskRequest {
         TaskRequest(
             function: function, params: params, environment: environment, userId: userId,
-            uniqueId: Self.firingId(name, dueAt: time), origin: .timer(name))
+            priority: Self.firingPriority, uniqueId: Self.firingId(name, dueAt: time), origin: .timer(name))
     }
+
+    /// A firing's priority: 0, ahead of every task at LeanEngine's default priority (its enqueue
+    /// time in ms), so a backlog of tasks doesn't make a schedule late; tasks an app gives a
+    /// negative priority still go first.
+    static let firingPriority: Int64 = 0
 
     /// The uniqueId of a firing.
     static func firingId(_ name: String, dueAt time: Date) -> String {

@@ -12,6 +12,8 @@ public struct TimerStore: Sendable {
     let data: DataService
     /// Where storage failures are logged (the caller sees `storageFailed`).
     let logger: Logger
+    /// New timers on this host count the stored ones and store theirs one at a time.
+    private let admission = AdmissionLine()
 
     static let className = "_Timer"
     private static let caller = Caller.master.withoutHooks
@@ -61,6 +63,8 @@ public struct TimerStore: Sendable {
                 _ = try await data.update(Self.className, id: id, body: timer.storedFields, caller: Self.caller)
                 return timer
             }
+            await admission.enter()
+            defer { admission.leave() }
             guard try await count() < TimerDefinition.maxTimers else {
                 throw CloudQueueError(.tooMany, code: 429, "Too many timers: an app may have at most \(TimerDefinition.maxTimers).")
             }

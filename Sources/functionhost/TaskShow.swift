@@ -17,7 +17,7 @@ struct TaskShow: AsyncParsableCommand {
     /// Fetches the task and prints it, then its attempts.
     func run() async throws {
         try await ClientFailure.reporting {
-            let answer = try await options.client().send(.GET, "/1.1/engine/cloud-queue/tasks/" + PathSegment.escaped(uniqueId))
+            let answer = try await options.client().send(.GET, "/1.1/engine/cloud-queue/tasks/" + PathSegment.escaped(uniqueId) + "?detail=1")
             try options.report(answer) { answer in
                 var lines = [TasksCommand.line(answer.object)]
                 if let result = answer.object["result"] { lines.append("  result: " + JSONText.string(result)) }

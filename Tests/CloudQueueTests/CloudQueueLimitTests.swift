@@ -138,6 +138,20 @@ import Testing
         }
     }
 
+    @Test func tasksEnqueuedTogetherStopAtTheCap() async throws {
+        try await QueueFixture.run { fixture in
+            let queue = try await fixture.queue { $0.maxQueued = 5 }
+            let accepted = await withTaskGroup(of: Bool.self) { group in
+                for index in 0..<20 {
+                    group.addTask { (try? await queue.enqueue(TaskRequest(function: "echo", uniqueId: "race\(index)"))) != nil }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(accepted == 5)
+            #expect(try await queue.tasks(status: nil, limit: 100, after: nil).count == 5)
+        }
+    }
+
     @Test func readsAndManagementRefuseMalformedIds() async throws {
         try await QueueFixture.run { fixture in
             let queue = try await fixture.queue()

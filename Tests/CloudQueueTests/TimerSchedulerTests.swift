@@ -56,6 +56,21 @@ import Testing
         }
     }
 
+    @Test func aFiringRunsAheadOfABacklogOfTasks() async throws {
+        try await QueueFixture.run { fixture in
+            let (timers, queue) = try await scheduler(fixture)
+            for index in 0..<5 {
+                _ = try await queue.enqueue(TaskRequest(function: "echo", uniqueId: "backlog\(index)"))
+            }
+            _ = try await timers.save(TimerDefinition(name: "tick", function: "echo", schedule: try .interval(seconds: 10)))
+            fixture.clock.advance(by: .seconds(10))
+            #expect(await timers.fireDue() == 1)
+            // The queue's two slots: the firing, and the oldest task of the backlog.
+            #expect(await queue.runDue() == 2)
+            #expect(Set(fixture.calls.order) == [firingId("tick", 10), "backlog0"])
+        }
+    }
+
     @Test func anIntervalTimerFiresEveryNSecondsInItsZone() async throws {
         try await QueueFixture.run { fixture in
             let (timers, queue) = try await scheduler(fixture)
@@ -233,6 +248,27 @@ import Testing
             // Replacing one is not adding one.
             try await store.put(TimerDefinition(name: "t0", function: "other", schedule: .every(seconds: 60)))
             #expect(try await store.get("t0")?.function == "other")
+            #expect(try await store.all().count == TimerDefinition.maxTimers)
+        }
+    }
+
+    @Test func timersAddedTogetherStopAtTheCap() async throws {
+        try await QueueFixture.run { fixture in
+            let data = try await fixture.data()
+            let store = TimerStore(data: data, logger: Logger(label: "test.timers"))
+            for index in 0..<(TimerDefinition.maxTimers - 3) {
+                try await store.put(TimerDefinition(name: "t\(index)", function: "echo", schedule: .every(seconds: 60)))
+            }
+            // Twelve new timers at once for the last three places: three are stored.
+            let stored = await withTaskGroup(of: Bool.self) { group in
+                for index in 0..<12 {
+                    group.addTask {
+                        (try? await store.put(TimerDefinition(name: "race\(index)", function: "echo", schedule: .every(seconds: 60)))) != nil
+                    }
+                }
+                return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(stored == 3)
             #expect(try await store.all().count == TimerDefinition.maxTimers)
         }
     }

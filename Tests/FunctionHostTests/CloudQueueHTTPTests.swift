@@ -53,6 +53,9 @@ import Testing
               console.log('js doubling ' + request.params.n);
               return request.params.n * 2;
             });
+            AV.Cloud.afterSave('Order', async (request) => {
+              await AV.Cloud.enqueue('jsDouble', { n: request.object.get('n') }, { uniqueId: 'order-' + request.object.id });
+            });
             AV.Cloud.define('jsSlow', async (request) => {
               const start = Date.now();
               while (Date.now() - start < request.params.ms) {}
@@ -105,6 +108,24 @@ import Testing
             #expect(metrics.text.contains("functionhost_queue_tasks_total{outcome=\"success\"} 2"), "\(metrics.text)")
             #expect(metrics.text.contains("functionhost_queue_delay_seconds_count"))
             #expect(metrics.text.contains("functionhost_queue_waiting_tasks"))
+        }
+    }
+
+    @Test func aHookEnqueuesLikeAFunctionAndTheMasterReadsTheWholeRecord() async throws {
+        try await Self.run { api, fixture in
+            // LeanEngine's hooks enqueue as its functions do (the afterSave above).
+            let saved = try await api.post("/1.1/classes/Order", ["n": 21])
+            #expect(saved.status == .created, "\(saved)")
+            let id = "order-" + (saved["objectId"]?.stringValue ?? "")
+            #expect(await fixture.waitForAttempts(id, count: 1).map(\.outcome) == [.success])
+            // A client's poll gets LeanEngine's fields, whatever it asks for.
+            let client = try await api.get(Self.tasks + "/" + id + "?detail=1")
+            #expect(client["result"] == 42 && client["history"] == nil && client["function"] == nil, "\(client)")
+            // The master's `?detail=1` gets the record with its attempts (`functionhost tasks show`).
+            let master = try await api.get(Self.tasks + "/" + id + "?detail=1", headers: Headers.master)
+            #expect(master["function"] == "jsDouble" && master["origin"] == "code", "\(master)")
+            #expect(master["history"]?.arrayValue?.map { $0["outcome"] } == ["success"], "\(master)")
+            #expect(try await api.get(Self.tasks + "/" + id, headers: Headers.master)["history"] == nil)
         }
     }
 

@@ -27,6 +27,8 @@ import Testing
             #expect(try JSONValue(parsing: Array(json.output.utf8))["results"]?.arrayValue?.count == 1, "\(json)")
             let shown = try await CLI.functionhost(["tasks", "show", "dead1"], port: port)
             #expect(shown.status == 0 && shown.output.contains("dead1  failed"), "\(shown)")
+            // With its attempts (the master's `?detail=1`).
+            #expect(shown.output.contains("attempt 1: error on "), "\(shown)")
             let retried = try await CLI.functionhost(["tasks", "retry", "dead1"], port: port)
             #expect(retried.status == 0 && retried.output.contains("Queued again") && retried.output.contains("dead1  queued"), "\(retried)")
 

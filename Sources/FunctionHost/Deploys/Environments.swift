@@ -35,6 +35,9 @@ final class Environments: HookSource {
         var pool = CloudCode.Pool()
         /// GC stress for tests (`HostConfiguration.javaScriptCollectsGarbageBeforeEachStep`).
         var collectsGarbageBeforeEachStep = false
+        /// The Cloud Queue the code's functions and hooks enqueue into (`AV.Cloud.enqueue`), set
+        /// once the queue is made.
+        var queue = QueueReference()
     }
 
     /// The Swift functions and hooks, in every environment.
@@ -70,7 +73,7 @@ final class Environments: HookSource {
         let code = try await JavaScriptFunctions.load(
             files: version.scripts, into: &registry, timeout: settings.timeout, outbound: settings.outbound,
             variables: variables, pool: settings.pool, collectsGarbageBeforeEachStep: settings.collectsGarbageBeforeEachStep,
-            refusingClashes: strict, logger: settings.logger)
+            refusingClashes: strict, queue: settings.queue, logger: settings.logger)
         if strict, let (file, error) = code?.loadErrors.first {
             throw HostError(
                 status: .badRequest, code: 1,

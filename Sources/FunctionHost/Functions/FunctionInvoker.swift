@@ -28,8 +28,9 @@ struct FunctionInvoker: Sendable {
     /// Whether staging shares production's data: then a user's staging call writes under
     /// production's hooks, as `AuthMiddleware` decides for a client's request.
     var stagingSharesData = true
-    /// The Cloud Queue the called functions enqueue into (`request.queue`, `AV.Cloud.enqueue`).
-    let queue = QueueReference()
+    /// The Cloud Queue the called functions enqueue into (`request.queue`, `AV.Cloud.enqueue`):
+    /// the one the environments' hooks reach too.
+    var queue: QueueReference { environments.settings.queue }
 
     /// A function as an environment's code holds it at the moment the call starts: a deploy
     /// during the call doesn't change it.

@@ -42,7 +42,7 @@ struct JavaScriptCall {
     ///     call's own caller).
     ///   - client: who the call counts against for the workers' per-client share.
     ///   - searchLinks: where the script's search results link to (nil: no links, as in hooks).
-    ///   - queue: the Cloud Queue of `AV.Cloud.enqueue` (nil: refused, as in hooks).
+    ///   - queue: the Cloud Queue of `AV.Cloud.enqueue` (nil: refused, 108).
     /// - Throws: for a function, `HostError` or `CloudError` (the status and code it answers with);
     ///   for a hook, `HookError`.
     func run(

@@ -42,7 +42,7 @@ enum JavaScriptFunctions {
         files: [(name: String, source: String)], into registry: inout FunctionRegistry, timeout: Duration,
         outbound policies: [EnvironmentName: OutboundPolicy] = [:], variables: [String: String] = [:],
         pool: CloudCode.Pool = .init(), collectsGarbageBeforeEachStep: Bool = false, refusingClashes: Bool = false,
-        logger: Logger
+        queue: QueueReference = QueueReference(), logger: Logger
     ) async throws -> CloudCode? {
         let outbound = outboundHTTP(policies)
         if files.isEmpty { return nil }
@@ -67,7 +67,7 @@ enum JavaScriptFunctions {
                 JavaScriptHooks.register(
                     hook, named: definition.name, of: code, into: &registry.hooks, outbound: outbound,
                     backgroundTime: pool.backgroundTime,
-                    swiftFunctions: swiftFunctions, variables: variables, logger: logger)
+                    swiftFunctions: swiftFunctions, variables: variables, queue: queue, logger: logger)
                 continue
             }
             guard !registry.contains(definition.name) else {

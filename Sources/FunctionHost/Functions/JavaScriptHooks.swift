@@ -15,10 +15,12 @@ enum JavaScriptHooks {
     /// - Parameters:
     ///   - swiftFunctions: what the hook's `AV.Cloud.run` reaches beyond the script's own functions.
     ///   - variables: the environment's variables, the `FunctionRequest.variables` of those functions.
+    ///   - queue: the Cloud Queue the hook's `AV.Cloud.enqueue` reaches (as in LeanEngine, where a
+    ///     hook's code enqueues like a function's: as the master, in its own environment).
     static func register(
         _ hook: CloudCode.Hook, named name: String, of code: CloudCode, into registry: inout HookRegistry,
         outbound: @escaping @Sendable (EnvironmentName) -> ScriptHost.Outbound, backgroundTime: Duration,
-        swiftFunctions: FunctionRegistry, variables: [String: String], logger: Logger
+        swiftFunctions: FunctionRegistry, variables: [String: String], queue: QueueReference, logger: Logger
     ) {
         guard let kind = HookKind(rawValue: hook.kind) else { return }
         guard !registry.contains(kind, hook.className) else {
@@ -33,7 +35,7 @@ enum JavaScriptHooks {
                 backgroundTime: backgroundTime,
                 run: runner(for: request, functions: swiftFunctions, variables: variables),
                 outbound: outbound(request.environment), client: JavaScriptCall.client(user: request.user, address: nil),
-                logger: request.logger)
+                queue: TaskQueueClient(queue: queue.value, environment: request.environment), logger: request.logger)
             apply(answer, to: &request)
         }
     }

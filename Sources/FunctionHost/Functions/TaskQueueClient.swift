@@ -13,7 +13,7 @@ import Sandbox
 /// key) unless the code names a user. Code may name any user: it is the app's server code, as
 /// `data.asMaster` is; what a client sent reaches a task only through what that code chose.
 public struct TaskQueueClient: Sendable {
-    /// The host's queue; nil where none runs (a host built without one, a hook's call).
+    /// The host's queue; nil where none runs (a host built without one).
     let queue: CloudQueue?
     /// The environment whose code enqueues: its tasks run there.
     public let environment: EnvironmentName

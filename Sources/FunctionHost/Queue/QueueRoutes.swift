@@ -10,7 +10,8 @@ import JSON
 ///   "keepResult", "priority", "timeout", "uniqueId", "prod"}` → `{"uniqueId"}`; `user` (an
 ///   objectId or a `_User` pointer) runs the task as that user, and only the master key may name one;
 /// - `GET /engine/cloud-queue/tasks/:uniqueId` (the app key: LeanEngine lets clients poll) →
-///   LeanEngine's fields only (`TaskRecord.leanEngineJSON`);
+///   LeanEngine's fields only (`TaskRecord.leanEngineJSON`); with the master key and `?detail=1`,
+///   the whole record with its attempts (`functionhost tasks show`);
 /// - master key only: `GET /engine/cloud-queue/tasks?status=&limit=&after=` the tasks with
 ///   their attempts, `POST .../tasks/:uniqueId/retry` a failed task back in the queue,
 ///   `DELETE .../tasks/:uniqueId`.
@@ -33,14 +34,15 @@ struct QueueRoutes: Sendable {
             let record = try await queue.enqueue(task)
             return JSONResponse(["uniqueId": .string(record.uniqueId)])
         }
-        group.get("engine/cloud-queue/tasks/:uniqueId") { _, context in
+        group.get("engine/cloud-queue/tasks/:uniqueId") { request, context in
             let uniqueId = try context.parameters.require("uniqueId")
             // A timer's firings run as the master and their ids follow from the timer's name and
             // schedule: only the master key reads them (anyone else is told there is no such task).
             guard let record = try await queue.task(uniqueId: uniqueId), context.caller.isMaster || !record.origin.isTimer else {
                 throw CloudQueueError.taskNotFound(uniqueId)
             }
-            return JSONResponse(record.leanEngineJSON)
+            let detail = context.caller.isMaster && request.uri.queryParameters["detail"] == "1"
+            return JSONResponse(detail ? record.masterJSON : record.leanEngineJSON)
         }
         masterOnly.get("engine/cloud-queue/tasks") { request, _ in
             let query = request.queryParameters
