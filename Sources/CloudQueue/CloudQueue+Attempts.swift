@@ -9,15 +9,19 @@ extension CloudQueue {
     func startDue() async -> [Task<Void, Never>] {
         let now = clock.now()
         do {
-            try await sweep(now)
+            // Expired records are swept once per poll interval, not every pass: nothing waits
+            // on them, and a pass that starts a due task should cost little more than its read.
+            if lastSweep.map({ now >= $0.adding(settings.pollInterval) }) ?? true {
+                lastSweep = now
+                try await sweep(now)
+            }
             try await reclaimLost(now)
             let free = settings.concurrency - running
             guard free > 0 else { return [] }
-            let due = try await store.find(
-                ["status": "queued", "runAt": ["$lte": .int(now.milliseconds)]],
-                order: [SortKey(key: "priority", descending: false), SortKey(key: "runAt", descending: false)], limit: free * 4)
+            try await readDue(now)
             var started: [Task<Void, Never>] = []
-            for candidate in due where started.count < free {
+            while started.count < free, !readAhead.isEmpty {
+                let candidate = readAhead.removeFirst()
                 guard let claimed = try await claim(candidate, now: now) else { continue }
                 running += 1
                 observer?.attemptStarted(claimed, attempt: claimed.attempt, delay: .milliseconds(now.milliseconds - candidate.runAt.milliseconds))
@@ -28,6 +32,24 @@ extension CloudQueue {
             // Logged by the store; the next pass tries again.
             return []
         }
+    }
+
+    /// The most due tasks one read takes, best first.
+    static let readAheadLimit = 64
+
+    /// Reads the due tasks, best first, unless those read ahead are still good: read less than
+    /// a poll interval ago, with no enqueue or retry on this host since (either clears them).
+    /// Sorting a backlog of n tasks costs a scan of n; reading ahead pays it once per 64 claims
+    /// rather than once per pass. A task that becomes due or is enqueued by another host in the
+    /// meantime waits at most the poll interval, as it would for the poll itself; a candidate
+    /// another host took or changed fails its claim and is skipped.
+    private func readDue(_ now: Date) async throws(CloudQueueError) {
+        if !readAhead.isEmpty, let at = readAheadAt, now < at.adding(settings.pollInterval) { return }
+        readAhead = try await store.find(
+            ["status": "queued", "runAt": ["$lte": .int(now.milliseconds)]],
+            order: [SortKey(key: "priority", descending: false), SortKey(key: "runAt", descending: false)],
+            limit: Self.readAheadLimit)
+        readAheadAt = now
     }
 
     /// Takes a queued task for this host: nil when another host took it (or it changed) first.

@@ -26,6 +26,12 @@ public actor CloudQueue {
     private var pendingWake = false
     /// Enqueues on this host count the waiting tasks and store theirs one at a time.
     private let admission = AdmissionLine()
+    /// Due tasks read ahead of this host's free slots, best first, and when they were read: the
+    /// passes that follow claim from here instead of each sorting the whole backlog again.
+    var readAhead: [TaskRecord] = []
+    var readAheadAt: Date?
+    /// When this host last swept expired records.
+    var lastSweep: Date?
 
     /// Creates the queue of one host over the app's data service.
     public init(
@@ -71,6 +77,8 @@ public actor CloudQueue {
             try await store.create(record)
         }
         observer?.enqueued(record)
+        // The new task may go before those read ahead.
+        readAhead = []
         wakeUp()
         return record
     }
@@ -129,6 +137,7 @@ public actor CloudQueue {
         guard let saved = try await store.replace(next, if: ["status": "failed", "attempt": .int(Int64(record.attempt))]) else {
             throw .badRequest("Task '\(uniqueId)' changed meanwhile; read it again.")
         }
+        readAhead = []
         wakeUp()
         return saved
     }

@@ -116,6 +116,29 @@ import Testing
         }
     }
 
+    @Test func tasksReadAheadYieldToABetterOneEnqueuedLaterAndToThePoll() async throws {
+        try await QueueFixture.run { fixture in
+            let queue = try await fixture.queue { $0.concurrency = 1 }
+            let other = try await fixture.queue(host: "host-b")
+            for index in 0..<4 { _ = try await queue.enqueue(TaskRequest(function: "echo", priority: 10 + Int64(index), uniqueId: "b\(index)")) }
+            #expect(await queue.runDue() == 1)  // b0; b1...b3 are read ahead.
+            // An enqueue on this host goes before what was read ahead.
+            _ = try await queue.enqueue(TaskRequest(function: "echo", priority: 1, uniqueId: "first"))
+            #expect(await queue.runDue() == 1)
+            // Another host's enqueue is seen once the read is a poll interval old, as the poll
+            // would see it.
+            _ = try await other.enqueue(TaskRequest(function: "echo", priority: 2, uniqueId: "second"))
+            #expect(await queue.runDue() == 1)
+            fixture.clock.advance(by: .seconds(1))
+            #expect(await queue.runDue() == 1)
+            #expect(await queue.runDue() == 1)
+            // A task read ahead and removed meanwhile is skipped.
+            try await other.remove(uniqueId: "b3")
+            #expect(await queue.runDue() == 0)
+            #expect(fixture.calls.order == ["b0", "first", "b1", "second", "b2"])
+        }
+    }
+
     @Test func tasksRunByPriorityThenDueTimeAndDelayedOnesWait() async throws {
         try await QueueFixture.run { fixture in
             let queue = try await fixture.queue { $0.concurrency = 1 }
