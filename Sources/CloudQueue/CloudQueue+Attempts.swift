@@ -195,9 +195,9 @@ extension CloudQueue {
     /// batch per pass): their uniqueIds are free again.
     private func sweep(_ now: Date) async throws(CloudQueueError) {
         let limit: JSONValue = ["$lte": .int(now.milliseconds)]
-        let expired = try await store.uniqueIds(["status": ["$in": ["success", "failed"]], "expiresAt": limit], limit: 100)
-        for uniqueId in expired {
-            try await store.delete(uniqueId, if: ["expiresAt": limit])
+        let expired = try await store.objectIds(["status": ["$in": ["success", "failed"]], "expiresAt": limit], limit: 100)
+        for objectId in expired {
+            try await store.delete(objectId: objectId, if: ["expiresAt": limit])
         }
     }
 

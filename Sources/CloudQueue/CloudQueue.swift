@@ -57,8 +57,7 @@ public actor CloudQueue {
         let now = clock.now()
         await admission.enter()
         defer { admission.leave() }
-        let waiting = try await store.count(["status": ["$in": ["queued", "running"]]])
-        guard waiting < settings.maxQueued else { throw .queueFull(settings.maxQueued) }
+        try await checkRoom(for: request)
         let record = TaskRecord(
             uniqueId: request.uniqueId ?? UUID().uuidString.lowercased(), function: request.function, params: request.params,
             environment: request.environment, userId: request.userId, status: .queued, attempt: 0, attempts: request.attempts,
@@ -71,8 +70,8 @@ public actor CloudQueue {
         } catch where error.kind == .duplicate {
             // A record kept past its time is as good as gone: take its id (if no other host
             // did meanwhile).
-            guard let existing = try await store.get(record.uniqueId), existing.isExpired(at: now),
-                try await store.delete(record.uniqueId, if: ["expiresAt": ["$lte": .int(now.milliseconds)]])
+            guard let existing = try await store.get(record.uniqueId, in: record.environment), existing.isExpired(at: now),
+                try await store.delete(existing, if: ["expiresAt": ["$lte": .int(now.milliseconds)]])
             else { throw error }
             try await store.create(record)
         }
@@ -83,12 +82,29 @@ public actor CloudQueue {
         return record
     }
 
-    /// The task with this uniqueId; nil when there is none (or its record's time is up).
+    /// Refuses a task past the cap on waiting tasks (`maxQueued`), or, for staging's, past
+    /// staging's share of it (a tenth): a staging function called by any client must not fill
+    /// production's queue. A timer's firing is never refused: there are at most 1 000 timers,
+    /// each with one firing due at a time, and a backlog must not stop a schedule.
+    private func checkRoom(for request: TaskRequest) async throws(CloudQueueError) {
+        if request.origin.isTimer { return }
+        let waiting: JSONValue = ["$in": ["queued", "running"]]
+        if request.environment == .staging {
+            let share = settings.stagingMaxQueued
+            guard try await store.count(["status": waiting, "environment": "staging"]) < share else {
+                throw .queueFull(share, environment: .staging)
+            }
+        }
+        guard try await store.count(["status": waiting]) < settings.maxQueued else { throw .queueFull(settings.maxQueued) }
+    }
+
+    /// The task with this uniqueId, in `environment` or in any (production's first: each
+    /// environment has its own uniqueIds); nil when there is none (or its record's time is up).
     ///
     /// - Throws: `badRequest` for an id no task can have.
-    public func task(uniqueId: String) async throws(CloudQueueError) -> TaskRecord? {
+    public func task(uniqueId: String, in environment: EnvironmentName? = nil) async throws(CloudQueueError) -> TaskRecord? {
         try Self.checkId(uniqueId)
-        guard let record = try await store.get(uniqueId), !record.isExpired(at: clock.now()) else { return nil }
+        guard let record = try await store.get(uniqueId, in: environment), !record.isExpired(at: clock.now()) else { return nil }
         return record
     }
 
@@ -146,9 +162,35 @@ public actor CloudQueue {
     ///
     /// - Throws: `notFound` when there is no such task.
     public func remove(uniqueId: String) async throws(CloudQueueError) {
-        guard try await task(uniqueId: uniqueId) != nil, try await store.delete(uniqueId) else {
+        guard let record = try await task(uniqueId: uniqueId), try await store.delete(record) else {
             throw .taskNotFound(uniqueId)
         }
+    }
+
+    /// The most tasks one purge removes.
+    public static let maxPurge = 1000
+
+    /// Removes up to `maxPurge` tasks of `status` (not `running`: a run in flight ends under its
+    /// lease), of `function` only when it is given: the master's way out of a backlog, such as a
+    /// function that keeps enqueueing itself. Answers how many it removed; call again until 0.
+    ///
+    /// - Throws: `badRequest` for `running` or a malformed function name.
+    public func purge(status: TaskStatus, function: String?) async throws(CloudQueueError) -> Int {
+        guard status != .running else {
+            throw .badRequest("Running tasks can't be purged: remove each by its uniqueId, or let it end.")
+        }
+        var condition: [String: JSONValue] = ["status": .string(status.rawValue)]
+        if let function {
+            try TaskRequest.checkFunctionName(function)
+            condition["function"] = .string(function)
+        }
+        var removed = 0
+        for objectId in try await store.objectIds(.object(condition), limit: Self.maxPurge) {
+            // Only if it is still in that state: a task claimed meanwhile runs on.
+            if try await store.delete(objectId: objectId, if: ["status": .string(status.rawValue)]) { removed += 1 }
+        }
+        readAhead = []
+        return removed
     }
 
     /// When the next task is due, or the earliest lease of a running one ends; nil when

@@ -1,3 +1,4 @@
+public import DataAPI
 import Logging
 /// What went wrong in the Cloud Queue: the module's one error type. `kind` says what sort of
 /// failure it is; the host maps it to an HTTP status in one place (`HostError(mapping:)`).
@@ -52,8 +53,9 @@ public struct CloudQueueError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// The queue holds as many waiting tasks as it may.
-    public static func queueFull(_ limit: Int) -> CloudQueueError {
-        CloudQueueError(.tooMany, code: 429, "Too many tasks queued: at most \(limit) may wait at once.")
+    public static func queueFull(_ limit: Int, environment: EnvironmentName? = nil) -> CloudQueueError {
+        let whose = environment.map { " of \($0.rawValue)" } ?? ""
+        return CloudQueueError(.tooMany, code: 429, "Too many tasks queued: at most \(limit)\(whose) may wait at once.")
     }
 
     /// The database failed; the underlying error is logged, not shown.

@@ -20,6 +20,9 @@ public struct QueueSettings: Sendable {
     public var leaseGrace: Duration = .seconds(30)
     /// How many tasks may wait or run at once; enqueueing more is refused (429).
     public var maxQueued = 10_000
+    /// How many of those may be staging's: a tenth, so staging code (which any client may call)
+    /// can't fill production's queue.
+    public var stagingMaxQueued: Int { max(1, maxQueued / 10) }
     /// The largest `params`, in bytes of JSON. A task's record holds its params, result and
     /// attempts' logs in one object, which the database bounds at 128 KB.
     public var maxParamsBytes = 32 * 1024

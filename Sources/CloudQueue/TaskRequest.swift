@@ -122,15 +122,20 @@ public struct TaskRequest: Sendable, Hashable {
     /// The longest function name.
     public static let maxFunctionLength = 128
 
-    /// The request with every bound checked.
-    ///
-    /// - Throws: `badRequest` naming the first field out of bounds.
-    public func validated(by settings: QueueSettings) throws(CloudQueueError) -> TaskRequest {
+    /// Refuses a name no cloud function can have.
+    static func checkFunctionName(_ function: String) throws(CloudQueueError) {
         guard (1...Self.maxFunctionLength).contains(function.utf8.count),
             function.unicodeScalars.allSatisfy({ Self.isNameCharacter($0) || $0 == "." })
         else {
             throw .badRequest("function must be a cloud function's name: 1 to \(Self.maxFunctionLength) letters, digits, '_', '-' or '.'.")
         }
+    }
+
+    /// The request with every bound checked.
+    ///
+    /// - Throws: `badRequest` naming the first field out of bounds.
+    public func validated(by settings: QueueSettings) throws(CloudQueueError) -> TaskRequest {
+        try Self.checkFunctionName(function)
         guard case .object = params else { throw .badRequest("params must be a JSON object.") }
         let paramsBytes = params.jsonBytes.count
         guard paramsBytes <= settings.maxParamsBytes else {
@@ -152,7 +157,9 @@ public struct TaskRequest: Sendable, Hashable {
                 throw .badRequest("timeout must be 1000 to \(settings.maxTimeout.milliseconds) milliseconds.")
             }
         }
-        if let priority, !(-Self.maxPriority...Self.maxPriority).contains(priority) {
+        if let priority, !(-Self.maxPriority...Self.maxPriority).contains(priority),
+            !(origin.isTimer && priority == TimerDefinition.firingPriority)
+        {
             throw .badRequest("priority must be an integer between -\(Self.maxPriority) and \(Self.maxPriority).")
         }
         if let uniqueId {

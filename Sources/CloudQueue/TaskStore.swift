@@ -19,10 +19,14 @@ struct TaskStore: Sendable {
     static let className = "_CloudTask"
     private static let caller = Caller.master.withoutHooks
 
-    /// The objectId of a uniqueId's record: `q` and 24 hex digits of its SHA-256. The database
-    /// keeps objectIds unique, so a second task with a uniqueId present can't be created.
-    static func objectId(of uniqueId: String) -> String {
-        "q" + SHA256.hash(data: Data(uniqueId.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+    /// The objectId of a uniqueId's record in an environment: `q` and 24 hex digits of the
+    /// SHA-256 of the uniqueId (production's) or of `staging/` and it (staging's). The database
+    /// keeps objectIds unique, so a second task with a uniqueId present in its environment can't
+    /// be created; each environment has its own uniqueIds, so staging's code (which any client
+    /// may call) can't take the ids production's code dedupes its jobs by.
+    static func objectId(of uniqueId: String, in environment: EnvironmentName) -> String {
+        let key = environment == .production ? uniqueId : "\(environment.rawValue)/\(uniqueId)"
+        return "q" + SHA256.hash(data: Data(key.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Stores a new task.
@@ -32,7 +36,8 @@ struct TaskStore: Sendable {
         var body = record.storedFields
         body["ACL"] = [:]
         do {
-            _ = try await data.create(Self.className, body: body, objectId: Self.objectId(of: record.uniqueId), caller: Self.caller)
+            _ = try await data.create(
+                Self.className, body: body, objectId: Self.objectId(of: record.uniqueId, in: record.environment), caller: Self.caller)
         } catch let error as DataAPIError where error.code == .duplicateValue {
             throw .duplicate(uniqueId: record.uniqueId)
         } catch {
@@ -40,9 +45,13 @@ struct TaskStore: Sendable {
         }
     }
 
-    /// The task with this uniqueId, expired or not; nil when there is no record.
-    func get(_ uniqueId: String) async throws(CloudQueueError) -> TaskRecord? {
-        try await find(["objectId": .string(Self.objectId(of: uniqueId))], limit: 1).first
+    /// The task with this uniqueId in `environment`, or in any (production's first), expired or
+    /// not; nil when there is no record.
+    func get(_ uniqueId: String, in environment: EnvironmentName? = nil) async throws(CloudQueueError) -> TaskRecord? {
+        let environments = environment.map { [$0] } ?? [.production, .staging]
+        let ids = environments.map { JSONValue.string(Self.objectId(of: uniqueId, in: $0)) }
+        let found = try await find(["objectId": ["$in": .array(ids)]], limit: ids.count)
+        return environments.lazy.compactMap { environment in found.first { $0.environment == environment } }.first
     }
 
     /// The tasks matching a `where` condition, in `order`.
@@ -57,12 +66,12 @@ struct TaskStore: Sendable {
         }
     }
 
-    /// The uniqueIds of the tasks matching a condition (their records are not read whole).
-    func uniqueIds(_ condition: JSONValue, limit: Int) async throws(CloudQueueError) -> [String] {
+    /// The objectIds of the tasks matching a condition (their records are not read whole).
+    func objectIds(_ condition: JSONValue, limit: Int) async throws(CloudQueueError) -> [String] {
         do {
             var query = ObjectQuery(className: Self.className, predicate: try QueryPredicate(where: condition), limit: limit)
             query.keys = KeySelection("uniqueId")
-            return try await data.find(query, caller: Self.caller).objects.compactMap { $0.fields["uniqueId"]?.stringValue }
+            return try await data.find(query, caller: Self.caller).objects.map(\.objectId)
         } catch let error as DataAPIError where error.code == .objectNotFound {
             return []
         } catch {
@@ -87,7 +96,7 @@ struct TaskStore: Sendable {
     func replace(_ record: TaskRecord, if condition: JSONValue) async throws(CloudQueueError) -> TaskRecord? {
         do {
             let written = try await data.update(
-                Self.className, id: Self.objectId(of: record.uniqueId), body: record.storedFields,
+                Self.className, id: Self.objectId(of: record.uniqueId, in: record.environment), body: record.storedFields,
                 condition: try QueryPredicate(where: condition), caller: Self.caller)
             return TaskRecord(stored: written.object)
         } catch let error as DataAPIError where error.code == .conditionNotMatched || error.code == .objectNotFound {
@@ -99,11 +108,16 @@ struct TaskStore: Sendable {
 
     /// Deletes a task's record if it matches `condition` (any, when nil); whether it did.
     @discardableResult
-    func delete(_ uniqueId: String, if condition: JSONValue? = nil) async throws(CloudQueueError) -> Bool {
+    func delete(_ record: TaskRecord, if condition: JSONValue? = nil) async throws(CloudQueueError) -> Bool {
+        try await delete(objectId: Self.objectId(of: record.uniqueId, in: record.environment), if: condition)
+    }
+
+    /// Deletes the record of this objectId if it matches `condition` (any, when nil); whether it did.
+    @discardableResult
+    func delete(objectId: String, if condition: JSONValue? = nil) async throws(CloudQueueError) -> Bool {
         do {
             try await data.delete(
-                Self.className, id: Self.objectId(of: uniqueId), condition: try condition.map { try QueryPredicate(where: $0) },
-                caller: Self.caller)
+                Self.className, id: objectId, condition: try condition.map { try QueryPredicate(where: $0) }, caller: Self.caller)
             return true
         } catch let error as DataAPIError where error.code == .conditionNotMatched || error.code == .objectNotFound {
             return false

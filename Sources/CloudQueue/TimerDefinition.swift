@@ -85,10 +85,9 @@ public struct TimerDefinition: Sendable, Hashable {
             priority: Self.firingPriority, uniqueId: Self.firingId(name, dueAt: time), origin: .timer(name))
     }
 
-    /// A firing's priority: 0, ahead of every task at LeanEngine's default priority (its enqueue
-    /// time in ms), so a backlog of tasks doesn't make a schedule late; tasks an app gives a
-    /// negative priority still go first.
-    static let firingPriority: Int64 = 0
+    /// A firing's priority: below any a task may ask for, so no backlog (code's or a client's
+    /// through a hook) makes a schedule late by going first.
+    static let firingPriority: Int64 = -TaskRequest.maxPriority - 1
 
     /// The uniqueId of a firing.
     static func firingId(_ name: String, dueAt time: Date) -> String {

@@ -2,13 +2,13 @@ import ArgumentParser
 import Foundation
 import NIOHTTP1
 
-/// `functionhost tasks list|show|retry`: the Cloud Queue's tasks.
+/// `functionhost tasks list|show|retry|purge`: the Cloud Queue's tasks.
 struct TasksCommand: AsyncParsableCommand {
     /// The help text, name and subcommands.
     static let configuration = CommandConfiguration(
         commandName: "tasks",
-        abstract: "List, show or retry the Cloud Queue's tasks.",
-        subcommands: [TaskList.self, TaskShow.self, TaskRetry.self])
+        abstract: "List, show, retry or purge the Cloud Queue's tasks.",
+        subcommands: [TaskList.self, TaskShow.self, TaskRetry.self, TaskPurge.self])
 
     /// One task as a line: its id, status, function, attempts made of those allowed, when it is
     /// due or finished, and its error.

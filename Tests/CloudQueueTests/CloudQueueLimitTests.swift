@@ -138,6 +138,27 @@ import Testing
         }
     }
 
+    @Test func stagingHasATenthOfTheQueueAndItsOwnUniqueIds() async throws {
+        try await QueueFixture.run { fixture in
+            let queue = try await fixture.queue { $0.maxQueued = 20 }
+            _ = try await queue.enqueue(TaskRequest(function: "echo", environment: .staging, uniqueId: "job"))
+            _ = try await queue.enqueue(TaskRequest(function: "echo", environment: .staging, uniqueId: "s2"))
+            let error = await expectQueueError(.tooMany, code: 429) {
+                _ = try await queue.enqueue(TaskRequest(function: "echo", environment: .staging, uniqueId: "s3"))
+            }
+            #expect(error?.message == "Too many tasks queued: at most 2 of staging may wait at once.")
+            // Production's room is its own; staging's "job" doesn't take production's id.
+            let mine = try await queue.enqueue(TaskRequest(function: "echo", params: ["p": 1], uniqueId: "job"))
+            #expect(mine.environment == .production)
+            #expect(try await queue.task(uniqueId: "job")?.params == ["p": 1])
+            #expect(try await queue.task(uniqueId: "job", in: .staging)?.environment == .staging)
+            await expectQueueError(.duplicate) { _ = try await queue.enqueue(TaskRequest(function: "echo", uniqueId: "job")) }
+            // Removing by id takes production's first; staging's then.
+            try await queue.remove(uniqueId: "job")
+            #expect(try await queue.task(uniqueId: "job")?.environment == .staging)
+        }
+    }
+
     @Test func tasksEnqueuedTogetherStopAtTheCap() async throws {
         try await QueueFixture.run { fixture in
             let queue = try await fixture.queue { $0.maxQueued = 5 }

@@ -59,15 +59,32 @@ import Testing
     @Test func aFiringRunsAheadOfABacklogOfTasks() async throws {
         try await QueueFixture.run { fixture in
             let (timers, queue) = try await scheduler(fixture)
-            for index in 0..<5 {
+            for index in 0..<4 {
                 _ = try await queue.enqueue(TaskRequest(function: "echo", uniqueId: "backlog\(index)"))
             }
+            // The lowest priority a task may ask for still goes after a firing.
+            _ = try await queue.enqueue(TaskRequest(function: "echo", priority: -TaskRequest.maxPriority, uniqueId: "urgent"))
             _ = try await timers.save(TimerDefinition(name: "tick", function: "echo", schedule: try .interval(seconds: 10)))
             fixture.clock.advance(by: .seconds(10))
             #expect(await timers.fireDue() == 1)
-            // The queue's two slots: the firing, and the oldest task of the backlog.
+            // The queue's two slots: the firing, and the backlog's first (an urgent one).
             #expect(await queue.runDue() == 2)
-            #expect(Set(fixture.calls.order) == [firingId("tick", 10), "backlog0"])
+            #expect(Set(fixture.calls.order) == [firingId("tick", 10), "urgent"])
+        }
+    }
+
+    @Test func aFullQueueStillTakesAFiring() async throws {
+        try await QueueFixture.run { fixture in
+            let data = try await fixture.data()
+            let queue = try await fixture.queue(data: data) { $0.maxQueued = 2 }
+            let logger = Logger(label: "test.timers")
+            let timers = TimerScheduler(store: TimerStore(data: data, logger: logger), queue: queue, clock: fixture.clock, logger: logger)
+            for index in 0..<2 { _ = try await queue.enqueue(TaskRequest(function: "echo", uniqueId: "full\(index)")) }
+            await expectQueueError(.tooMany) { _ = try await queue.enqueue(TaskRequest(function: "echo", uniqueId: "more")) }
+            _ = try await timers.save(TimerDefinition(name: "tick", function: "echo", schedule: try .interval(seconds: 10)))
+            fixture.clock.advance(by: .seconds(10))
+            #expect(await timers.fireDue() == 1)
+            #expect(try await queue.task(uniqueId: firingId("tick", 10))?.status == .queued)
         }
     }
 

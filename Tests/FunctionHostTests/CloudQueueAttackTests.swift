@@ -36,7 +36,9 @@ import Testing
                 expectError(try await api.get(Self.tasks, headers: headers), code: 401, status: status)
                 expectError(try await api.post(Self.tasks + "/\(id)/retry", headers: headers, [:]), code: 401, status: status)
                 expectError(try await api.delete(Self.tasks + "/\(id)", headers: headers), code: 401, status: status)
+                expectError(try await api.delete(Self.tasks + "?status=queued", headers: headers), code: 401, status: status)
             }
+            expectError(try await api.delete(Self.tasks + "?status=queued", headers: Self.hook), code: 401, status: .unauthorized)
             // A signed-in user is a client too.
             let (_, session) = try await FileFixture.signUp(api, "mallory")
             expectError(try await api.post(Self.tasks, headers: session, ["function": "double"]), code: 401, status: .unauthorized)
@@ -44,6 +46,22 @@ import Testing
             #expect(try await api.get(Self.tasks + "/\(id)").status == .ok)
             let list = try await api.get(Self.tasks, headers: Headers.master)
             #expect(list.results.count == 1, "nothing else was enqueued: \(list)")
+        }
+    }
+
+    @Test func theMasterPurgesABacklogByStatusAndFunction() async throws {
+        try await Self.run { api in
+            for index in 0..<5 { _ = try await CloudQueueHTTPTests.enqueue(api, ["function": "double", "uniqueId": .string("d\(index)")]) }
+            for index in 0..<3 { _ = try await CloudQueueHTTPTests.enqueue(api, ["function": "stamp", "uniqueId": .string("s\(index)")]) }
+            let some = try await api.delete(Self.tasks + "?status=queued&function=double", headers: Headers.master)
+            #expect(some.status == .ok && some["removed"] == 5, "\(some)")
+            #expect(try await api.get(Self.tasks, headers: Headers.master).results.count == 3)
+            #expect(try await api.delete(Self.tasks + "?status=queued", headers: Headers.master)["removed"] == 3)
+            #expect(try await api.delete(Self.tasks + "?status=queued", headers: Headers.master)["removed"] == 0)
+            // A running task ends under its lease; a status or function name that can't be is refused.
+            for query in ["status=running", "status=nope", "", "status=queued&function=a/b"] {
+                expectError(try await api.delete(Self.tasks + "?" + query, headers: Headers.master), code: 1, status: .badRequest)
+            }
         }
     }
 

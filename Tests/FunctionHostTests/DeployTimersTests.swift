@@ -76,6 +76,19 @@ import Testing
         }
     }
 
+    @Test func productionsDeployTakesATimerNameFromStagingsAndNotTheOtherWay() async throws {
+        try await Self.run { timers, scheduler, _ in
+            let staging = Self.bundle([["name": "nightly", "function": "f", "every": 3600, "environment": "staging"]])
+            let production = Self.bundle([["name": "nightly", "function": "f", "cron": "0 0 4 * * ?"]])
+            try await timers.apply(staging, to: .staging)
+            try await timers.apply(production, to: .production)
+            #expect(try await scheduler.timer(name: "nightly")?.environment == .production)
+            // Staging's next deploy can't switch production's schedule off.
+            try await timers.apply(staging, to: .staging)
+            #expect(try await scheduler.timer(name: "nightly")?.environment == .production)
+        }
+    }
+
     @Test(arguments: [
         ("{", "JSON list"), (#"{"name": "a"}"#, "JSON list"),
         (#"[{"name": "a", "function": "f", "every": 60}, {"name": "a", "function": "f", "every": 5}]"#, "twice"),

@@ -197,6 +197,18 @@ import Testing
         }
     }
 
+    @Test func codeReadsOnlyItsOwnEnvironmentsTasks() async throws {
+        try await Harness.run { harness in
+            _ = try await harness.call("enqueue", params: ["id": "prod1"])
+            let fromStaging = try await harness.call("refused", params: ["info": "prod1"], environment: .staging)
+            #expect(fromStaging["code"] == 404, "\(fromStaging)")
+            // Staging's code has its own uniqueIds: the same id is a task of its own.
+            _ = try await harness.call("enqueue", params: ["id": "prod1"], environment: .staging)
+            #expect(try await harness.queue.task(uniqueId: "prod1", in: .staging)?.environment == .staging)
+            #expect(try await harness.call("info", params: ["id": "prod1"])["status"] == "queued")
+        }
+    }
+
     @Test func codeWithoutAQueueIsToldSo() async throws {
         try await Harness.run { harness in
             let request = FunctionRequest(

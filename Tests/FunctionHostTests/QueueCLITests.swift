@@ -31,6 +31,10 @@ import Testing
             #expect(shown.output.contains("attempt 1: error on "), "\(shown)")
             let retried = try await CLI.functionhost(["tasks", "retry", "dead1"], port: port)
             #expect(retried.status == 0 && retried.output.contains("Queued again") && retried.output.contains("dead1  queued"), "\(retried)")
+            _ = await fixture.waitForAttempts("dead1", count: 2)
+            let purged = try await CLI.functionhost(["tasks", "purge", "--status", "failed", "--function", "nope"], port: port)
+            #expect(purged.status == 0 && purged.output.contains("Removed 1 failed task."), "\(purged)")
+            #expect(try await api.get("/1.1/engine/cloud-queue/tasks", headers: Headers.master).results.isEmpty)
 
             // Failures: one line on standard error, a non-zero exit.
             let missing = try await CLI.functionhost(["tasks", "show", "nosuch"], port: port)

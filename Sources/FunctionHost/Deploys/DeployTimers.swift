@@ -92,10 +92,14 @@ struct DeployTimers: Sendable {
                     continue
                 }
                 if current.environment != environment {
-                    // Another environment's deploy set a timer of this name: neither replaces the other.
-                    logger.warning(
-                        "Timer '\(timer.name)' of \(environment)'s deploy is not applied: \(current.environment)'s deploy has one of that name.")
-                    continue
+                    // Another environment's deploy set a timer of this name. Production's wins:
+                    // staging's code must not be able to switch off a production schedule.
+                    guard environment == .production else {
+                        logger.warning(
+                            "Timer '\(timer.name)' of \(environment)'s deploy is not applied: \(current.environment)'s deploy has one of that name.")
+                        continue
+                    }
+                    logger.warning("Timer '\(timer.name)' of production's deploy replaces \(current.environment)'s timer of that name.")
                 }
                 if Self.definition(of: current) == timer { continue }
             }

@@ -45,9 +45,11 @@ public struct TaskQueueClient: Sendable {
     /// A task as LeanEngine's `GET /1.1/engine/cloud-queue/tasks/:uniqueId` answers it
     /// (`{uniqueId, status, finishedAt?, statusCode?, result?, error?, retryAt?}`).
     ///
-    /// - Throws: 404 when no task has that id (or its record was swept); 108 where no queue runs.
+    /// - Throws: 404 when no task of this code's environment has that id (or its record was
+    ///   swept): staging's code doesn't read production's tasks, nor production's staging's.
+    ///   108 where no queue runs.
     public func taskInfo(uniqueId: String) async throws(CloudQueueError) -> JSONValue {
-        guard let record = try await available().task(uniqueId: uniqueId) else {
+        guard let record = try await available().task(uniqueId: uniqueId, in: environment) else {
             throw CloudQueueError.taskNotFound(uniqueId)
         }
         return record.leanEngineJSON

@@ -14,7 +14,8 @@ import JSON
 ///   the whole record with its attempts (`functionhost tasks show`);
 /// - master key only: `GET /engine/cloud-queue/tasks?status=&limit=&after=` the tasks with
 ///   their attempts, `POST .../tasks/:uniqueId/retry` a failed task back in the queue,
-///   `DELETE .../tasks/:uniqueId`.
+///   `DELETE .../tasks/:uniqueId`, and `DELETE .../tasks?status=queued&function=` up to 1 000
+///   tasks of a status (of one function) at once → `{"removed"}`.
 struct QueueRoutes: Sendable {
     let queue: CloudQueue
 
@@ -65,6 +66,16 @@ struct QueueRoutes: Sendable {
         }
         masterOnly.post("engine/cloud-queue/tasks/:uniqueId/retry") { _, context in
             JSONResponse(try await queue.retry(uniqueId: try context.parameters.require("uniqueId")).masterJSON)
+        }
+        masterOnly.delete("engine/cloud-queue/tasks") { request, _ in
+            let query = request.uri.queryParameters
+            guard let text = query["status"], let status = TaskStatus(rawValue: String(text)) else {
+                throw HostError(
+                    status: .badRequest, code: 1,
+                    message: "status must be one of queued, success, failed: the tasks to remove.")
+            }
+            let removed = try await queue.purge(status: status, function: query["function"].map { String($0) })
+            return JSONResponse(["removed": .int(Int64(removed))])
         }
         masterOnly.delete("engine/cloud-queue/tasks/:uniqueId") { _, context in
             try await queue.remove(uniqueId: try context.parameters.require("uniqueId"))
