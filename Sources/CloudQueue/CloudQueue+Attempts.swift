@@ -192,12 +192,22 @@ extension CloudQueue {
     }
 
     /// Removes finished tasks past `keepResult` and failed ones past `deadLetterKeep` (a
-    /// batch per pass): their uniqueIds are free again.
+    /// batch per pass): their uniqueIds are free again. Past `maxKept` finished records, the
+    /// oldest go first: clients can make an app's code enqueue (a hook), and tasks that finish or
+    /// fail don't count against the cap on waiting ones, so their records are bounded here.
     private func sweep(_ now: Date) async throws(CloudQueueError) {
+        let finished: JSONValue = ["$in": ["success", "failed"]]
         let limit: JSONValue = ["$lte": .int(now.milliseconds)]
-        let expired = try await store.objectIds(["status": ["$in": ["success", "failed"]], "expiresAt": limit], limit: 100)
+        let expired = try await store.objectIds(["status": finished, "expiresAt": limit], limit: 100)
         for objectId in expired {
             try await store.delete(objectId: objectId, if: ["expiresAt": limit])
+        }
+        let excess = try await store.count(["status": finished]) - settings.maxKept
+        guard excess > 0 else { return }
+        let oldest = try await store.objectIds(
+            ["status": finished], order: [SortKey(key: "finishedAt", descending: false)], limit: min(excess, 100))
+        for objectId in oldest {
+            try await store.delete(objectId: objectId, if: ["status": finished])
         }
     }
 

@@ -23,6 +23,9 @@ public struct QueueSettings: Sendable {
     /// How many of those may be staging's: a tenth, so staging code (which any client may call)
     /// can't fill production's queue.
     public var stagingMaxQueued: Int { max(1, maxQueued / 10) }
+    /// How many finished tasks' records (results kept, dead letters) are kept at most; past it
+    /// the oldest are removed before their time.
+    public var maxKept = 100_000
     /// The largest `params`, in bytes of JSON. A task's record holds its params, result and
     /// attempts' logs in one object, which the database bounds at 128 KB.
     public var maxParamsBytes = 32 * 1024

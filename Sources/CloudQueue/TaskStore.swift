@@ -67,9 +67,10 @@ struct TaskStore: Sendable {
     }
 
     /// The objectIds of the tasks matching a condition (their records are not read whole).
-    func objectIds(_ condition: JSONValue, limit: Int) async throws(CloudQueueError) -> [String] {
+    func objectIds(_ condition: JSONValue, order: [SortKey] = [], limit: Int) async throws(CloudQueueError) -> [String] {
         do {
-            var query = ObjectQuery(className: Self.className, predicate: try QueryPredicate(where: condition), limit: limit)
+            var query = ObjectQuery(
+                className: Self.className, predicate: try QueryPredicate(where: condition), order: order, limit: limit)
             query.keys = KeySelection("uniqueId")
             return try await data.find(query, caller: Self.caller).objects.map(\.objectId)
         } catch let error as DataAPIError where error.code == .objectNotFound {

@@ -159,6 +159,21 @@ import Testing
         }
     }
 
+    @Test func finishedRecordsPastTheirCapGoOldestFirst() async throws {
+        try await QueueFixture.run { fixture in
+            let queue = try await fixture.queue { $0.maxKept = 3 }
+            for index in 0..<5 {
+                _ = try await queue.enqueue(TaskRequest(function: "echo", uniqueId: "done\(index)"))
+                #expect(await queue.runDue() == 1)
+                fixture.clock.advance(by: .seconds(1))
+            }
+            // The next pass sweeps: the two oldest results go before their keepResult.
+            #expect(await queue.runDue() == 0)
+            let kept = try await queue.tasks(status: .success, limit: 100, after: nil).map(\.uniqueId)
+            #expect(kept == ["done2", "done3", "done4"])
+        }
+    }
+
     @Test func tasksEnqueuedTogetherStopAtTheCap() async throws {
         try await QueueFixture.run { fixture in
             let queue = try await fixture.queue { $0.maxQueued = 5 }
