@@ -188,4 +188,32 @@ import Testing
             #expect(results?.map { $0["message"] } == ["news"], "\(batched)")
         }
     }
+
+    @Test func thePythonSDKsShapesAreServed() async throws {
+        try await TestServer.run { api in
+            let (alice, aliceSession) = try await FileFixture.signUp(api, "alice")
+            let (bob, bobSession) = try await FileFixture.signUp(api, "bob")
+            // `User.follow` posts a JSON null body.
+            let followed = try await api.send(.post, "/1.1/users/\(bob)/friendship/\(alice)", headers: bobSession, body: "null")
+            #expect(followed.status == .ok, "\(followed)")
+            // `Status.send_to_followers`: the source beside data, the query's where as dumped.
+            let toFollowers: JSONValue = [
+                "inboxType": "default", "data": ["message": "py"], "source": Self.pointer(alice),
+                "query": ["className": "_Follower", "keys": "follower", "where": ["user": Self.pointer(alice)]],
+            ]
+            #expect(try await api.post("/1.1/statuses", headers: aliceSession, toFollowers).status == .created)
+            // `send_private_status` queries class `User`.
+            let privately: JSONValue = [
+                "inboxType": "private", "data": ["message": "dm"], "source": Self.pointer(alice),
+                "query": ["className": "User", "where": ["objectId": .string(bob)]],
+            ]
+            #expect(try await api.post("/1.1/statuses", headers: aliceSession, privately).status == .created)
+            #expect(try await Self.counts(api, bob, bobSession) == (1, 1))
+            #expect(try await Self.counts(api, bob, bobSession, type: "private") == (1, 1))
+            // A source beside data naming another user is refused as in data.
+            var forged = privately.objectValue ?? [:]
+            forged["source"] = Self.pointer(bob)
+            expectError(try await api.post("/1.1/statuses", headers: aliceSession, .object(forged)), code: 119)
+        }
+    }
 }

@@ -21,9 +21,11 @@ struct StatusRecipients {
     /// - Throws: 1 for a malformed query or one finding more than `limit` users, 119 for a
     ///   client naming another user's followers, 211 for a private message to no user.
     func resolve(_ query: [String: JSONValue], sender: String, caller: Caller, limit: Int) async throws -> [String] {
-        guard let className = query["className"]?.stringValue else {
+        guard var className = query["className"]?.stringValue else {
             throw DataAPIError(.badParameters, "A status's query names the className its recipients are found in.")
         }
+        // The Python SDK's private status queries `User`.
+        if className == "User" { className = "_User" }
         var parameters = query
         parameters["className"] = nil
         parameters["count"] = nil

@@ -44,7 +44,9 @@ public struct Statuses: Sendable {
         guard case .object(var fields)? = body["data"] ?? .object([:]) else {
             throw DataAPIError(.badParameters, "A status's data is a JSON object.")
         }
-        let named = try fields["source"].map { (value) throws(DataAPIError) in try SocialRules.userId(in: value) }
+        // The JS SDK names the sender in data.source, the Python SDK beside data too.
+        let source = fields["source"] ?? body["source"]
+        let named = try source.map { (value) throws(DataAPIError) in try SocialRules.userId(in: value) }
         let sender = try SocialRules.actingUser(caller, named: named, doing: "Sending a status")
         let inboxType = try SocialRules.inboxType(body["inboxType"])
         guard case .object(let query)? = body["query"] else {

@@ -12,7 +12,13 @@ struct FriendshipRoutes: Sendable {
     func register(on group: RouterGroup<HostRequestContext>) {
         group.post("users/:objectId/friendship/:target") { request, context in
             var request = request
-            let attributes = try await request.jsonObject(context: context)
+            // The Python SDK sends `null` for no attributes.
+            let attributes: [String: JSONValue]
+            switch try await request.json(context: context) {
+            case nil, .null?: attributes = [:]
+            case .object(let members)?: attributes = members
+            default: throw DataAPIError(.malformedJSON, "A follow's attributes are a JSON object.")
+            }
             try await friendships.follow(
                 user: try context.parameters.require("objectId"), target: try context.parameters.require("target"),
                 attributes: attributes, caller: context.caller)
