@@ -133,6 +133,10 @@ import Testing
             expectError(try await api.delete("/1.1/statuses/missing", headers: aliceSession), code: 101)
             let notObject = try await api.send(.post, "/1.1/statuses", headers: aliceSession, body: "[]")
             expectError(notObject, code: 107)
+            // A body past the host's limit is refused before it is read whole.
+            let huge: JSONValue = ["query": query, "data": ["message": .string(String(repeating: "x", count: 21 * 1024 * 1024))]]
+            expectError(try await api.post("/1.1/statuses", headers: aliceSession, huge), code: 413, status: .contentTooLarge)
+            #expect(try await api.get("/1.1/classes/_Status", headers: Headers.master).results.isEmpty)
             _ = alice
         }
     }

@@ -216,4 +216,25 @@ import Testing
             expectError(try await api.post("/1.1/statuses", headers: aliceSession, .object(forged)), code: 119)
         }
     }
+
+    @Test func racingSendsGetDistinctGrowingMessageIds() async throws {
+        try await TestServer.run { api in
+            let (alice, aliceSession) = try await FileFixture.signUp(api, "alice")
+            let (bob, bobSession) = try await FileFixture.signUp(api, "bob")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 0..<8 {
+                    group.addTask {
+                        let sent = try await api.post("/1.1/statuses", headers: aliceSession, Self.privately(from: alice, to: bob, "m\(n)"))
+                        #expect(sent.status == .created, "\(sent)")
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let inbox = try await api.get("/1.1/subscribe/statuses?\(Self.query(bob, "&inboxType=private"))", headers: bobSession)
+            let ids = inbox.results.compactMap { $0["messageId"]?.intValue }
+            #expect(ids.count == 8, "\(inbox)")
+            #expect(Set(ids).count == 8)
+            #expect(ids == ids.sorted(by: >))
+        }
+    }
 }
