@@ -72,24 +72,37 @@ import Testing
         }
     }
 
-    @Test func aStatusReachingTooManyUsersIsRefusedWhole() async throws {
+    @Test func aStatusReachesItsBoundInPagesAndNoMore() async throws {
         try await TestServer.run { api in
             let (alice, aliceSession) = try await FileFixture.signUp(api, "alice")
             let (bob, bobSession) = try await FileFixture.signUp(api, "bob")
             _ = try await api.post("/1.1/users/\(bob)/friendship/\(alice)", headers: bobSession, [:])
-            // 500 more followers (rows the master key writes directly): 501 in all, one past the bound.
-            let rows: [JSONValue] = (0..<500).map { n in
-                [
-                    "method": "POST", "path": "/1.1/classes/_Follower",
-                    "body": ["user": StatusTests.pointer(alice), "follower": StatusTests.pointer(String(format: "fan%05d", n))],
-                ]
+            // More followers, rows the master key writes directly (their users needn't exist).
+            func addFollowers(_ range: Range<Int>) async throws {
+                let rows: [JSONValue] = range.map { n in
+                    [
+                        "method": "POST", "path": "/1.1/classes/_Follower",
+                        "body": ["user": StatusTests.pointer(alice), "follower": StatusTests.pointer(String(format: "fan%05d", n))],
+                    ]
+                }
+                let made = try await api.post("/1.1/batch", headers: Headers.master, ["requests": .array(rows)])
+                #expect(made.json?.arrayValue?.allSatisfy { $0["success"] != nil } == true)
             }
-            let made = try await api.post("/1.1/batch", headers: Headers.master, ["requests": .array(rows)])
-            #expect(made.json?.arrayValue?.allSatisfy { $0["success"] != nil } == true)
+            func delivered() async throws -> JSONValue? {
+                try await api.get("/1.1/classes/_StatusInbox?count=1&limit=0", headers: Headers.master)["count"]
+            }
+            // 450 followers: read in three pages, every one reached.
+            try await addFollowers(0..<449)
+            #expect(try await api.post("/1.1/statuses", headers: aliceSession, StatusTests.toFollowers(of: alice, "few")).status == .created)
+            #expect(try await delivered() == 450)
+            #expect(try await StatusTests.counts(api, bob, bobSession) == (1, 1))
+            // 1001 followers: one past the bound, refused whole, before anything is written.
+            try await addFollowers(449..<949)
+            try await addFollowers(949..<1000)
             expectError(try await api.post("/1.1/statuses", headers: aliceSession, StatusTests.toFollowers(of: alice, "all")), code: 1)
-            // Nothing was written: no status, no delivery.
-            #expect(try await api.get("/1.1/classes/_Status", headers: Headers.master).results.isEmpty)
-            #expect(try await StatusTests.counts(api, bob, bobSession) == (0, 0))
+            #expect(try await api.get("/1.1/classes/_Status", headers: Headers.master).results.count == 1)
+            #expect(try await delivered() == 450)
+            #expect(try await StatusTests.counts(api, bob, bobSession) == (1, 1))
         }
     }
 

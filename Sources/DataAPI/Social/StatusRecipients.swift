@@ -29,8 +29,10 @@ struct StatusRecipients {
         var parameters = query
         parameters["className"] = nil
         parameters["count"] = nil
-        // One page past the bound tells a query finding too many from one finding just enough.
-        parameters["limit"] = .int(Int64(limit + 1))
+        // Read in pages by objectId, the client's own order, skip and limit aside.
+        parameters["limit"] = .int(Int64(Self.pageSize))
+        parameters["order"] = "objectId"
+        parameters["skip"] = nil
         let condition = try Self.condition(parameters["where"])
         let field: String?
         switch className {
@@ -56,19 +58,34 @@ struct StatusRecipients {
             }
             field = keys
         }
-        let found = try await data.find(className, query: parameters, caller: caller).objects
-        guard found.count <= limit else {
-            throw DataAPIError(
-                .badParameters, "A status reaches at most \(limit) users in one request; this query finds more. Narrow it, or send in parts.")
-        }
         var seen = Set<String>()
         var recipients: [String] = []
-        for object in found {
-            let id = field.map { SocialRules.pointedUser(object.fields[$0]) } ?? object.objectId
-            if let id, seen.insert(id).inserted { recipients.append(id) }
+        var rows = 0
+        var last: String?
+        while true {
+            var page = parameters
+            if let last {
+                let after: JSONValue = ["objectId": ["$gt": .string(last)]]
+                page["where"] = condition.map { ["$and": [$0, after]] } ?? after
+            }
+            let found = try await data.find(className, query: page, caller: caller).objects
+            rows += found.count
+            // Refused before anything is written: the rows read, not the users, bound the work.
+            guard rows <= limit else {
+                throw DataAPIError(
+                    .badParameters, "A status reaches at most \(limit) users in one request; this query finds more. Narrow it, or send in parts.")
+            }
+            for object in found {
+                let id = field.map { SocialRules.pointedUser(object.fields[$0]) } ?? object.objectId
+                if let id, seen.insert(id).inserted { recipients.append(id) }
+            }
+            guard found.count == Self.pageSize, let next = found.last?.objectId else { return recipients }
+            last = next
         }
-        return recipients
     }
+
+    /// How many rows one read of the recipients' query takes.
+    static let pageSize = 200
 
     /// The query's `where` as JSON (text parsed), nil when it has none.
     private static func condition(_ value: JSONValue?) throws(DataAPIError) -> JSONValue? {

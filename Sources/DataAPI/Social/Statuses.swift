@@ -16,8 +16,8 @@ public struct Statuses: Sendable {
     /// Where statuses and inboxes are kept.
     public let data: DataService
     /// The most users one status reaches in one request (1 when the query finds more, before
-    /// anything is written): a request's work is bounded by it. At most `ObjectQuery.maxLimit - 1`.
-    public var maxRecipients = 500
+    /// anything is written): a request's work is bounded by it.
+    public var maxRecipients = 1000
     /// Whether any client reads, counts and marks read any user's inbox by naming its `owner`,
     /// as LeanCloud's own server let it (the JS SDK's suite reads another user's inbox with its
     /// own session). Off by default: a user reads his own inboxes only. Removing a message stays
@@ -59,7 +59,7 @@ public struct Statuses: Sendable {
             throw DataAPIError(.invalidKeyName, "A status's data can't set '\(key)'.")
         }
         let recipients = try await StatusRecipients(data: data)
-            .resolve(query, sender: sender, caller: caller, limit: min(maxRecipients, ObjectQuery.maxLimit - 1))
+            .resolve(query, sender: sender, caller: caller, limit: maxRecipients)
         fields["source"] = SocialRules.pointer(sender)
         fields["inboxType"] = .string(inboxType)
         fields["ACL"] = Self.acl(sender: sender, recipients: recipients, inboxType: inboxType)
