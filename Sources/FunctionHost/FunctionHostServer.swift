@@ -295,9 +295,13 @@ public enum FunctionHostServer {
             .register(on: api.group().add(middleware: HookCallMiddleware(authentication: authentication)))
         let group = api.group().add(middleware: authentication)
         ObjectRoutes(endpoint: endpoint).register(on: group)
-        BatchRoutes(endpoint: endpoint, limiter: limiter, maxTime: configuration.batchTime).register(on: group)
+        var statuses = Statuses(data: data)
+        statuses.openInboxes = configuration.openStatusInboxes
+        BatchRoutes(endpoint: endpoint, limiter: limiter, maxTime: configuration.batchTime, statuses: statuses).register(on: group)
         BatchSaveRoutes(endpoint: endpoint, limiter: limiter).register(on: group)
         UserRoutes(endpoint: endpoint, accounts: accounts).register(on: group)
+        FriendshipRoutes(friendships: Friendships(data: data)).register(on: group)
+        StatusRoutes(statuses: statuses).register(on: group)
         VerificationRoutes(
             verification: verification, accounts: accounts, gate: services.gate, publicURL: configuration.publicURL
         ).register(on: group)

@@ -47,6 +47,11 @@ struct UserOptions: ParsableArguments {
         help: "Let any client query _User (find and count), as a new LeanCloud app does; closed by default: a client then finds only its own user.")
     var openUserQueries = false
 
+    @Flag(
+        name: .customLong("open-status-inboxes"),
+        help: "Let any client read, count and mark read any user's status inbox by naming its owner, as LeanCloud's server did; closed by default: a user reads his own inboxes only.")
+    var openStatusInboxes = false
+
     @Option(
         name: .customLong("field-default"),
         help: #"A column's default value, Class.field=JSON (e.g. Person.company="leancloud"); repeatable."#)
@@ -115,6 +120,7 @@ struct UserOptions: ParsableArguments {
         }
         configuration.anyoneCreatesRoles = anyoneCreatesRoles
         configuration.openUserQueries = openUserQueries
+        configuration.openStatusInboxes = openStatusInboxes
         try applyAuthData(to: &configuration)
         for entry in fieldDefaults {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)

@@ -5,14 +5,19 @@ public enum Names {
     /// System classes with a leading underscore that the server defines.
     public static let systemClasses: Set<String> = internalClasses.union([
         "_User", "_Role", "_File", "_Installation", "_Session",
-    ])
+    ]).union(socialClasses)
+
+    /// The follow graph and the statuses users send (`Friendships`, `Statuses`): readable as
+    /// their ACLs say, written by those APIs (and the master key) only.
+    public static let socialClasses: Set<String> = ["_Follower", "_Followee", "_Status"]
 
     /// System classes the host keeps for itself (verification codes and the counts of guesses at
     /// them, the message outbox, deploy versions and environments, upload tokens, class
-    /// settings, captchas, message send counts, search scrolls): only the master key reads or writes them.
+    /// settings, captchas, message send counts, search scrolls, status inboxes and how far each
+    /// was read): only the master key reads or writes them.
     public static let internalClasses: Set<String> = [
         "_VerificationCode", "_GuessCounter", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment", "_FileToken", "_ClassSettings",
-        "_Captcha", "_MessageSend", "_SearchScroll", "_CloudTask", "_Timer",
+        "_Captcha", "_MessageSend", "_SearchScroll", "_CloudTask", "_Timer", "_StatusInbox", "_StatusInboxMark",
     ]
 
     /// The internal classes that hold deploys (versions, what each environment runs) and the

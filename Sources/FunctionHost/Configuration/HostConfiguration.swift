@@ -33,6 +33,9 @@ public struct HostConfiguration: Sendable {
     public var javaScriptCollectsGarbageBeforeEachStep = false
     /// Whether clients may query `_User` (LeanCloud keeps it closed).
     public var openUserQueries = false
+    /// Whether any client reads, counts and marks read any user's status inbox by naming it, as
+    /// LeanCloud's server let it (`Statuses.openInboxes`); closed by default.
+    public var openStatusInboxes = false
     /// The clock login lockouts and `X-LC-Sign` timestamps are measured with.
     public var clock: @Sendable () -> Date = { Date() }
     /// Deadlines and nesting depth of hooks.

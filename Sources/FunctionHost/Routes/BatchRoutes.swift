@@ -15,6 +15,9 @@ struct BatchRoutes: Sendable {
     let maxTime: Duration
     /// What an item not started within `maxTime` answers.
     static let outOfTime = DataAPIError(.requestTimeout, "The batch ran past its time budget: this request was not run.")
+    /// The statuses, for a `GET /subscribe/statuses` item: the JS SDK batches an inbox query
+    /// whose URL would be too long.
+    var statuses: Statuses?
 
     func register(on group: RouterGroup<HostRequestContext>) {
         group.post("batch") { request, context in
@@ -75,6 +78,11 @@ struct BatchRoutes: Sendable {
         if case .object(let extra)? = entry["params"] {
             for (key, value) in extra { allParameters[key] = value.stringValue ?? value.jsonString }
         }
+        if let statuses, method.uppercased() == "GET", let query = Self.inboxQuery(rawPath) {
+            var inboxParameters = Request.formParameters(query)
+            for (key, value) in allParameters { inboxParameters[key] = value }
+            return try await StatusRoutes.inbox(statuses, parameters: inboxParameters, caller: caller)
+        }
         switch (method.uppercased(), segments.count) {
         case ("POST", 2):
             return try await endpoint.create(segments[1], body: body, parameters: allParameters, caller: caller, origin: origin)
@@ -96,6 +104,14 @@ struct BatchRoutes: Sendable {
         default:
             throw HostError(status: .badRequest, code: 107, message: "Unsupported batch request: \(method) \(rawPath).")
         }
+    }
+
+    /// The query string of a batch item's path when it is an inbox query,
+    /// `/1.1/subscribe/statuses[?...]`; nil for any other path.
+    private static func inboxQuery(_ rawPath: String) -> Substring? {
+        let parts = rawPath.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        guard ["/1.1/subscribe/statuses", "/1/subscribe/statuses"].contains(String(parts[0])) else { return nil }
+        return parts.count > 1 ? parts[1] : ""
     }
 
     /// `/1.1/classes/Post/abc?fetchWhenSave=true` → (["classes", "Post", "abc"], ["fetchWhenSave": "true"]);

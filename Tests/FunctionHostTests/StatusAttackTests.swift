@@ -1,0 +1,178 @@
+import DataAPI
+import Foundation
+import FunctionHost
+import HTTPTypes
+import JSON
+import TestSupport
+import Testing
+
+/// Statuses against callers acting as someone else, reading another's inbox, fanning out past
+/// the bound, and hostile input: each refused with a clear `{code, error}`, nothing written,
+/// never a 500.
+@Suite struct StatusAttackTests {
+    @Test func aUserReadsAndChangesHisOwnInboxOnly() async throws {
+        try await TestServer.run { api in
+            let (alice, aliceSession) = try await FileFixture.signUp(api, "alice")
+            let (bob, bobSession) = try await FileFixture.signUp(api, "bob")
+            _ = try await api.post("/1.1/statuses", headers: aliceSession, StatusTests.privately(from: alice, to: bob, "secret"))
+            let bobs = StatusTests.query(bob, "&inboxType=private")
+            for headers in [aliceSession, Headers.client] {
+                let code: Int64 = headers == Headers.client ? 206 : 119
+                expectError(try await api.get("/1.1/subscribe/statuses?\(bobs)", headers: headers), code: code)
+                expectError(try await api.get("/1.1/subscribe/statuses/count?\(bobs)", headers: headers), code: code)
+                expectError(
+                    try await api.post(
+                        "/1.1/subscribe/statuses/resetUnreadCount", headers: headers,
+                        ["owner": StatusTests.pointer(bob), "inboxType": "private"]), code: code)
+                expectError(try await api.delete("/1.1/subscribe/statuses/inbox?\(bobs)&messageId=1", headers: headers), code: code)
+                // Through /batch too.
+                let batch: JSONValue = [
+                    "requests": [["method": "GET", "path": .string("/1.1/subscribe/statuses?\(bobs)")]]
+                ]
+                let batched = try await api.post("/1.1/batch", headers: headers, batch)
+                #expect(batched.json?.arrayValue?.first?["error"]?["code"] == .int(code), "\(batched)")
+            }
+            // Nothing was read or removed: bob's inbox is as alice left it.
+            #expect(try await StatusTests.counts(api, bob, bobSession, type: "private") == (1, 1))
+            // The master key reads any inbox.
+            let read = try await api.get("/1.1/subscribe/statuses?\(bobs)", headers: Headers.master)
+            #expect(read.results.count == 1, "\(read)")
+            // The inboxes themselves are no client's to query.
+            expectError(try await api.get("/1.1/classes/_StatusInbox", headers: bobSession), code: 119)
+            expectError(try await api.get("/1.1/classes/_StatusInboxMark", headers: bobSession), code: 119)
+            let smuggled = #"{"source":{"$inQuery":{"className":"_StatusInboxMark","where":{}}}}"#
+                .addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            expectError(try await api.get("/1.1/subscribe/statuses?\(bobs)&where=\(smuggled)", headers: bobSession), code: 119)
+        }
+    }
+
+    @Test func aUserSendsAsHimselfToHisOwnFollowersOnly() async throws {
+        try await TestServer.run { api in
+            let (alice, aliceSession) = try await FileFixture.signUp(api, "alice")
+            let (bob, bobSession) = try await FileFixture.signUp(api, "bob")
+            let (carol, carolSession) = try await FileFixture.signUp(api, "carol")
+            _ = try await api.post("/1.1/users/\(carol)/friendship/\(alice)", headers: carolSession, [:])
+            // Bob signs a status as alice: refused.
+            expectError(
+                try await api.post("/1.1/statuses", headers: bobSession, StatusTests.privately(from: alice, to: carol, "x")), code: 119)
+            // Bob sends as himself to alice's followers: refused.
+            var toAlices = StatusTests.toFollowers(of: alice, "spam")
+            toAlices = .object((toAlices.objectValue ?? [:]).merging(["data": ["message": "spam"]]) { $1 })
+            expectError(try await api.post("/1.1/statuses", headers: bobSession, toAlices), code: 119)
+            // No session: 206.
+            expectError(try await api.post("/1.1/statuses", headers: Headers.client, StatusTests.toFollowers(of: alice, "x")), code: 206)
+            #expect(try await StatusTests.counts(api, carol, carolSession) == (0, 0))
+            // Bob deletes alice's status: refused; it stays.
+            let sent = try #require(try await api.post("/1.1/statuses", headers: aliceSession, StatusTests.toFollowers(of: alice, "hi")).objectId)
+            expectError(try await api.delete("/1.1/statuses/\(sent)", headers: bobSession), code: 119)
+            expectError(try await api.delete("/1.1/classes/_Status/\(sent)", headers: bobSession), code: 119)
+            expectError(try await api.put("/1.1/classes/_Status/\(sent)", headers: aliceSession, ["message": "edited"]), code: 119)
+            #expect(try await StatusTests.counts(api, carol, carolSession) == (1, 1))
+            _ = bob
+        }
+    }
+
+    @Test func aStatusReachesItsBoundInPagesAndNoMore() async throws {
+        try await TestServer.run { api in
+            let (alice, aliceSession) = try await FileFixture.signUp(api, "alice")
+            let (bob, bobSession) = try await FileFixture.signUp(api, "bob")
+            _ = try await api.post("/1.1/users/\(bob)/friendship/\(alice)", headers: bobSession, [:])
+            // More followers, rows the master key writes directly (their users needn't exist).
+            func addFollowers(_ range: Range<Int>) async throws {
+                let rows: [JSONValue] = range.map { n in
+                    [
+                        "method": "POST", "path": "/1.1/classes/_Follower",
+                        "body": ["user": StatusTests.pointer(alice), "follower": StatusTests.pointer(String(format: "fan%05d", n))],
+                    ]
+                }
+                let made = try await api.post("/1.1/batch", headers: Headers.master, ["requests": .array(rows)])
+                #expect(made.json?.arrayValue?.allSatisfy { $0["success"] != nil } == true)
+            }
+            func delivered() async throws -> JSONValue? {
+                try await api.get("/1.1/classes/_StatusInbox?count=1&limit=0", headers: Headers.master)["count"]
+            }
+            // 450 followers: read in three pages, every one reached.
+            try await addFollowers(0..<449)
+            #expect(try await api.post("/1.1/statuses", headers: aliceSession, StatusTests.toFollowers(of: alice, "few")).status == .created)
+            #expect(try await delivered() == 450)
+            #expect(try await StatusTests.counts(api, bob, bobSession) == (1, 1))
+            // 1001 followers: one past the bound, refused whole, before anything is written.
+            try await addFollowers(449..<949)
+            try await addFollowers(949..<1000)
+            expectError(try await api.post("/1.1/statuses", headers: aliceSession, StatusTests.toFollowers(of: alice, "all")), code: 1)
+            #expect(try await api.get("/1.1/classes/_Status", headers: Headers.master).results.count == 1)
+            #expect(try await delivered() == 450)
+            #expect(try await StatusTests.counts(api, bob, bobSession) == (1, 1))
+        }
+    }
+
+    @Test func badInputIsAClearError() async throws {
+        try await TestServer.run { api in
+            let (alice, aliceSession) = try await FileFixture.signUp(api, "alice")
+            let (bob, bobSession) = try await FileFixture.signUp(api, "bob")
+            let query: JSONValue = ["className": "_User", "where": ["objectId": .string(bob)]]
+            let refused: [(JSONValue, Int64)] = [
+                (["query": query, "data": "text"], 1),
+                (["data": ["message": "no query"]], 1),
+                (["query": query, "data": [:], "inboxType": "a/b"], 1),
+                (["query": query, "data": [:], "inboxType": .string(String(repeating: "t", count: 65))], 1),
+                (["query": query, "data": ["inboxType": "private"]], 105),
+                (["query": query, "data": ["messageId": 5]], 105),
+                (["query": query, "data": ["objectId": "x"]], 105),
+                (["query": query, "data": ["source": "not an id!"]], 104),
+                (["query": ["where": [:]], "data": [:]], 1),
+                (["query": ["className": "Post", "where": [:]], "data": [:]], 1),
+                (["query": ["className": "_User", "where": ["objectId": "nobody"]], "data": [:]], 211),
+                (["query": ["className": "_User", "where": "{bad"], "data": [:]], 107),
+                (
+                    [
+                        "query": query,
+                        "data": .object(Dictionary(uniqueKeysWithValues: (0...Statuses.maxDataFields).map { ("k\($0)", JSONValue.int(1)) })),
+                    ], 105
+                ),
+            ]
+            for (body, code) in refused {
+                expectError(try await api.post("/1.1/statuses", headers: aliceSession, body), code: code)
+            }
+            #expect(try await api.get("/1.1/classes/_Status", headers: Headers.master).results.isEmpty)
+            let mine = StatusTests.query(bob)
+            expectError(try await api.get("/1.1/subscribe/statuses?\(mine)&sinceId=abc", headers: bobSession), code: 1)
+            expectError(try await api.get("/1.1/subscribe/statuses?\(mine)&maxId=-1", headers: bobSession), code: 1)
+            expectError(try await api.get("/1.1/subscribe/statuses?\(mine)&limit=5000", headers: bobSession), code: 1)
+            expectError(try await api.get("/1.1/subscribe/statuses?owner=%7Bbad", headers: bobSession), code: 104)
+            expectError(try await api.get("/1.1/subscribe/statuses?owner=a%27b", headers: bobSession), code: 104)
+            expectError(try await api.delete("/1.1/subscribe/statuses/inbox?\(mine)", headers: bobSession), code: 1)
+            expectError(try await api.delete("/1.1/statuses/a%27b", headers: aliceSession), code: 104)
+            expectError(try await api.delete("/1.1/statuses/missing", headers: aliceSession), code: 101)
+            let notObject = try await api.send(.post, "/1.1/statuses", headers: aliceSession, body: "[]")
+            expectError(notObject, code: 107)
+            // A body past the host's limit is refused before it is read whole.
+            let huge: JSONValue = ["query": query, "data": ["message": .string(String(repeating: "x", count: 21 * 1024 * 1024))]]
+            expectError(try await api.post("/1.1/statuses", headers: aliceSession, huge), code: 413, status: .contentTooLarge)
+            #expect(try await api.get("/1.1/classes/_Status", headers: Headers.master).results.isEmpty)
+            _ = alice
+        }
+    }
+
+    @Test func openInboxesAreReadByAnyClientButChangedByTheOwnerOnly() async throws {
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await TestServer.run(dataDirectory: directory, configure: { $0.openStatusInboxes = true }) { api in
+            let (alice, aliceSession) = try await FileFixture.signUp(api, "alice")
+            let (bob, _) = try await FileFixture.signUp(api, "bob")
+            _ = try await api.post("/1.1/statuses", headers: aliceSession, StatusTests.privately(from: alice, to: bob, "hi"))
+            let bobs = StatusTests.query(bob, "&inboxType=private")
+            // As LeanCloud's server: another user counts, reads and resets bob's inbox.
+            #expect(try await StatusTests.counts(api, bob, aliceSession, type: "private") == (1, 1))
+            #expect(try await api.get("/1.1/subscribe/statuses?\(bobs)", headers: aliceSession).results.count == 1)
+            let reset = try await api.post(
+                "/1.1/subscribe/statuses/resetUnreadCount", headers: aliceSession, ["owner": StatusTests.pointer(bob), "inboxType": "private"])
+            #expect(reset.status == .ok, "\(reset)")
+            // Removing a message stays bob's; sending still as oneself only.
+            expectError(try await api.delete("/1.1/subscribe/statuses/inbox?\(bobs)&messageId=1", headers: aliceSession), code: 119)
+            expectError(
+                try await api.post("/1.1/statuses", headers: aliceSession, StatusTests.privately(from: bob, to: alice, "x")), code: 119)
+            #expect(try await StatusTests.counts(api, bob, Headers.master, type: "private") == (1, 0))
+        }
+    }
+}
