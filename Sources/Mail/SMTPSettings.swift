@@ -29,7 +29,7 @@ public struct SMTPSettings: Sendable, CustomStringConvertible {
     /// A PEM file of certificates trusted besides the system's (a private CA's, a test's).
     public var caFile: String?
     /// How long one attempt may take, connection to the last reply.
-    public var messageBudget: Duration = .seconds(30)
+    public var messageBudget: Duration = .seconds(15)
     /// How long connecting may take, within the budget.
     public var connectTimeout: Duration = .seconds(10)
     /// Attempts per message, the first included.
