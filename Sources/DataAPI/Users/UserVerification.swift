@@ -115,55 +115,14 @@ public struct UserVerification: Sendable {
         _ phone: String, ttlMinutes: Int?, name: String?, operation: String?, request: SMSRequest = SMSRequest()
     ) async throws {
         try Self.checkPhone(phone)
-        // The template is read and its variables checked before a code is issued.
-        let template = try request.template.map { name throws(DataAPIError) in (name, try settings.smsTemplates.template(named: name)) }
-        let signature = try smsSignature(request.sign)
-        if let (templateName, template) = template,
-            let missing = template.variableNames.subtracting(request.variables.keys).subtracting(SMSRequest.systemVariables).min()
-        {
-            throw DataAPIError(.smsTemplateRenderFailed, "SMS template '\(templateName)' needs the variable \(missing).")
-        }
+        // The template and signature are checked before a code is issued.
+        let text = try SMSText(request, settings: settings)
         try await sendCode(
-            .sms, to: phone, userId: nil, doing: operation ?? "verify it's you", appName: signature ?? name,
+            .sms, to: phone, userId: nil, doing: operation ?? "verify it's you", appName: text.signature ?? name,
             lifetime: try Self.lifetime(minutes: ttlMinutes)
         ) { code, lifetime in
-            var message = OutgoingMessage(channel: .sms, to: phone, purpose: VerificationCodes.Purpose.sms.rawValue, code: code, text: "")
-            message.sign = request.sign
-            message.smsType = request.kind.rawValue
-            let signedBy = signature ?? name ?? settings.appName
-            guard let (templateName, template) = template else { return message }
-            message.template = templateName
-            message.variables = request.variables
-            var values = request.variables
-            values["name"] = name ?? settings.appName
-            values["code"] = code
-            values["ttl"] = String(Int(lifetime / 60))
-            values["sign"] = signedBy
-            values["template"] = templateName
-            do throws(MessageTemplate.MissingVariable) {
-                message.text = "【\(signedBy)】" + (try template.render(values))
-            } catch {
-                throw DataAPIError(.smsTemplateRenderFailed, "SMS template '\(templateName)' needs the variable \(error.name).")
-            }
-            guard message.text.count <= Self.maxSMSLength else {
-                throw DataAPIError(.smsTemplateRenderFailed, "The rendered SMS is longer than \(Self.maxSMSLength) characters.")
-            }
-            return message
+            try text.message(to: phone, code: code, lifetime: lifetime, appName: name ?? settings.appName)
         }
-    }
-
-    /// The longest SMS a template may render, in characters (about seven billed parts).
-    static let maxSMSLength = 500
-
-    /// The signature a `sign` names: nil for none (the default), else one the operator allows.
-    ///
-    /// - Throws: 600 for a signature the operator didn't configure.
-    func smsSignature(_ sign: String?) throws(DataAPIError) -> String? {
-        guard let sign else { return settings.smsSignatures.first }
-        guard sign == settings.appName || settings.smsSignatures.contains(sign) else {
-            throw DataAPIError(.smsSignatureInvalid, "SMS signature '\(sign.prefix(64))' is not one the server allows (--sms-signatures).")
-        }
-        return sign
     }
 
     /// Checks a code from `requestSmsCode` (once).
