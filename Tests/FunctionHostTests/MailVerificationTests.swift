@@ -112,4 +112,27 @@ import Testing
             }
         }
     }
+
+    @Test func withSMTPSMSStillGoToTheWebhookAndWithoutItMailsKeepTheirTemplates() async throws {
+        try await WebhookReceiver.run { receiver in
+            try await SMTPTestServer.run { smtp in
+                try await Self.run(smtp, configure: { $0.messageWebhook = URL(string: receiver.url("/messages")) }) { api, _ in
+                    _ = try await api.post("/1.1/users", ["username": "cy", "password": "pw", "email": "cy@example.com"])
+                    #expect(try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "13800000009"]).status == .ok)
+                    #expect(try await api.post("/1.1/requestEmailVerify", ["email": "cy@example.com"]).status == .ok)
+                    #expect(receiver.messages.map { $0["to"] } == ["13800000009"])
+                    #expect(try smtp.messages().map { $0["rcptTos"] } == [["cy@example.com"]])
+                }
+            }
+        }
+        // No SMTP server: the outbox keeps the mail, with the subject and HTML its template made.
+        try await VerificationTests.run(configure: { $0.publicURL = "https://api.example.com" }) { api in
+            _ = try await api.post("/1.1/users", ["username": "di", "password": "pw", "email": "di@example.com"])
+            #expect(try await api.post("/1.1/requestPasswordReset", ["email": "di@example.com"]).status == .ok)
+            let message = try #require(try await Outbox.messages(api, to: "di@example.com").first)
+            #expect(message["subject"] == "Reset your password for FunctionHost" && message["template"] == "resetPassword")
+            #expect(message["html"]?.stringValue?.contains("Choose a new password") == true)
+            #expect(message["variables"]?["username"] == "di" && message["text"]?.stringValue?.hasPrefix("Hello di,") == true)
+        }
+    }
 }
