@@ -69,7 +69,7 @@ struct SMTPConnection {
         try await session.write(Self.stuffed(data))
         try await session.expect(250, "message")
         // The message is accepted; a server that drops the line before answering QUIT changes nothing.
-        try? await session.command("QUIT", expect: 221)
+        _ = try? await session.command("QUIT", expect: 221)
     }
 
     /// A duration as NIO's time amount.
