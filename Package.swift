@@ -145,10 +145,24 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Mail over SMTP (SwiftNIO and NIOSSL: plain, STARTTLS, TLS), MIME, and the operator's
+        // mail templates; a `MessageSender` of DataAPI's, knowing nothing of HTTP.
+        .target(
+            name: "Mail",
+            dependencies: [
+                "DataAPI",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "FunctionHost",
             dependencies: [
                 "CallSupport",
+                "Mail",
                 "CloudQueue",
                 "DataAPI",
                 "JSON",
@@ -196,6 +210,8 @@ let package = Package(
                 "JSON",
                 // The LiveQuery limits its options set.
                 "LiveQuery",
+                // The SMTP settings its options set.
+                "Mail",
                 "Sandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The deploy, versions, invoke and env client subcommands talk to a running server.
@@ -304,6 +320,7 @@ let package = Package(
                 "JSON",
                 "LiveQuery",
                 "LiveQueryPostgres",
+                "Mail",
                 "RealtimeProtocol",
                 "Sandbox",
                 "TestSupport",

@@ -139,16 +139,13 @@ public enum FunctionHostServer {
         // Over the hooked service: subscriptions and events run the app's LiveQuery hooks.
         let liveQuery = makeLiveQuery(configuration: configuration, feed: feed, data: data)
         watched.hub = liveQuery
-        let sender =
-            configuration.messageSender
-            ?? configuration.messageWebhook.map { WebhookSender(url: $0, hookKey: configuration.keys.hookKey) }
-            ?? OutboxSender(data: data, logger: logger)
+        let sender = try configuration.makeMessageSender(data: data, logger: logger)
         // Every host with the same master key stores and checks codes under the same secret.
         let codeSecret = VerificationCodes.Secret(masterKey: configuration.keys.masterKey)
         var accounts = UserAccounts(data: data, codeSecret: codeSecret, now: configuration.clock)
         accounts.codeLimits = configuration.verification.limits
         let verification = UserVerification(
-            data: data, sender: sender, codeSecret: codeSecret, settings: configuration.verification,
+            data: data, sender: sender, codeSecret: codeSecret, settings: configuration.verificationSettings,
             now: configuration.clock)
         let protection = configuration.messageProtection
         let gate = MessageGate(

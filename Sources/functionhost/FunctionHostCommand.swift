@@ -74,6 +74,7 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var users: UserOptions
     @OptionGroup var messages: MessageOptions
+    @OptionGroup var smtp: SMTPOptions
     @OptionGroup var files: FileOptions
     @OptionGroup var databases: DatabaseOptions
     @OptionGroup var edge: EdgeOptions
@@ -128,6 +129,7 @@ struct Serve: AsyncParsableCommand {
         configuration.adminHost = adminHost
         try users.apply(to: &configuration, environment: environment)
         try messages.apply(to: &configuration, environment: environment)
+        try smtp.apply(to: &configuration, environment: environment)
         try files.apply(to: &configuration, environment: environment)
         try databases.apply(to: &configuration, environment: environment)
         try edge.apply(to: &configuration, environment: environment)
@@ -136,6 +138,7 @@ struct Serve: AsyncParsableCommand {
         try queue.apply(to: &configuration)
         banner.publicURL = configuration.publicURL
         banner.webOrigins = configuration.webOrigins
+        banner.mail = SMTPOptions.summary(of: configuration)
         banner.write()
         try await FunctionHostServer.run(configuration: configuration, logger: logger)
     }

@@ -18,6 +18,13 @@ struct MessageOptions: ParsableArguments {
             valueName: "ops"))
     var smsOperations: String?
 
+    @Option(
+        name: .customLong("sms-signatures"),
+        help: ArgumentHelp(
+            "The SMS signatures a requestSmsCode 'sign' may name, comma-separated; the first signs texts that name none (default: $FUNCTIONHOST_SMS_SIGNATURES, else the app's name).",
+            valueName: "names"))
+    var smsSignatures: String?
+
     @Flag(
         name: .customLong("sms-captcha"),
         help: "Require a captcha's validate_token (requestCaptcha, verifyCaptcha) on every SMS send from a client (not the master key).")
@@ -51,6 +58,13 @@ struct MessageOptions: ParsableArguments {
         if let list = smsOperations ?? environment["FUNCTIONHOST_SMS_OPERATIONS"] {
             configuration.messageProtection.operations = Set(
                 list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        }
+        if let list = smsSignatures ?? environment["FUNCTIONHOST_SMS_SIGNATURES"] {
+            configuration.verification.smsSignatures = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty }
+            if let long = configuration.verification.smsSignatures.first(where: { $0.count > 64 }) {
+                throw ValidationError("--sms-signatures: '\(long.prefix(20))...' is longer than 64 characters.")
+            }
         }
         configuration.messageProtection.captchaRequired = smsCaptcha
         if let text = clientLimit {

@@ -16,6 +16,8 @@ struct StartupBanner {
     var publicURL: String? = nil
     /// The origins web pages may call from (`--web-origins`); said only when it is a list.
     var webOrigins = WebOrigins.any
+    /// The SMTP server email goes through (`SMTPSettings.description`: never the password).
+    var mail: String? = nil
 
     /// The banner's lines.
     var lines: [String] {
@@ -33,6 +35,7 @@ struct StartupBanner {
             publicURL.map { "  Public URL: \($0)" }
                 ?? "  Public URL: none: password-reset and verification emails are refused, file URLs use the listening address (set --public-url)",
         ]
+        if let mail { lines.append("  Mail:       \(mail)") }
         if !webOrigins.allowsEveryOrigin {
             lines.append("  Web origins: \(webOrigins) (pages elsewhere are refused)")
         }

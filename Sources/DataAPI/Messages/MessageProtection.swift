@@ -15,17 +15,15 @@ public struct MessageProtection: Sendable {
     public init() {}
 
     /// Refuses an SMS text a client shaped itself: a `name` other than the app's (600), an `op`
-    /// not configured (1), a `template` (604: the host has no templates).
-    public func checkSMSText(name: String?, operation: String?, template: String?, appName: String) throws(DataAPIError) {
+    /// not configured (1). A `template` is the operator's own text (`SMSTemplates`), checked
+    /// where it is read.
+    public func checkSMSText(name: String?, operation: String?, appName: String) throws(DataAPIError) {
         if let name, name != appName {
             throw DataAPIError(.smsSignatureInvalid, "name must be the app's name, '\(appName)' (--sms-app-name).")
         }
         if let operation, !operations.contains(operation) {
             let allowed = operations.isEmpty ? "none is configured" : "one of " + operations.sorted().joined(separator: ", ")
             throw DataAPIError(.badParameters, "op must be an operation the server allows (--sms-operations): \(allowed).")
-        }
-        if let template {
-            throw DataAPIError(.smsTemplateNotFound, "SMS template '\(template)' not found: the server sends its own text.")
         }
     }
 }

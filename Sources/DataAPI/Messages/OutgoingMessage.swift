@@ -20,8 +20,23 @@ public struct OutgoingMessage: Sendable, Hashable, Codable {
     public var code: String?
     /// The link the message carries, for an email.
     public var link: String?
-    /// The text to deliver, ready to send.
+    /// The text to deliver, ready to send (an email's plain-text body).
     public var text: String
+    /// The template the message was made from: the SMS template a `requestSmsCode` named
+    /// (LeanCloud's `template`), or the kind of an email (`verifyEmail`, `signup`,
+    /// `resetPassword`: the mail templates' names).
+    public var template: String?
+    /// The SMS signature's name (LeanCloud's `sign`); nil for the app's name.
+    public var sign: String?
+    /// How an SMS code reaches the phone: `sms`, or `voice` (read out in a call).
+    public var smsType: String?
+    /// The values the message's template may place: the SMS template's variables, an email's
+    /// `appname`, `username`, `email`, `link` and `hours`.
+    public var variables: [String: String] = [:]
+    /// An email's subject, made from its template (`MailTemplates`).
+    public var subject: String?
+    /// An email's HTML body, made from its template.
+    public var html: String?
 
     /// Creates a message.
     public init(channel: Channel, to: String, purpose: String, code: String? = nil, link: String? = nil, text: String) {
@@ -34,13 +49,19 @@ public struct OutgoingMessage: Sendable, Hashable, Codable {
     }
 
     /// The message as a stored or posted JSON object (the code under `smsCode`, as the SDKs
-    /// name it: `code` is a name LeanCloud reserves).
+    /// name it: `code` is a name LeanCloud reserves); `template`, `sign`, `smsType`,
+    /// `variables`, `subject` and `html` when set.
     public var json: JSONValue {
         var json: [String: JSONValue] = [
             "channel": .string(channel.rawValue), "to": .string(to), "purpose": .string(purpose), "text": .string(text),
         ]
         if let code { json["smsCode"] = .string(code) }
         if let link { json["link"] = .string(link) }
+        let optional: [(String, String?)] = [
+            ("template", template), ("sign", sign), ("smsType", smsType), ("subject", subject), ("html", html),
+        ]
+        for (key, value) in optional { if let value { json[key] = .string(value) } }
+        if !variables.isEmpty { json["variables"] = .object(variables.mapValues { .string($0) }) }
         return .object(json)
     }
 }

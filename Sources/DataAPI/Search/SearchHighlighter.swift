@@ -192,18 +192,7 @@ package struct SearchHighlighter: Sendable {
     }
 
     private static func escaped(_ characters: ArraySlice<Character>) -> String {
-        var out = ""
-        for character in characters {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
+        MessageTemplate.escapeHTML(String(characters))
     }
 }
 

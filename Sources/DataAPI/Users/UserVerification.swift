@@ -27,6 +27,11 @@ public struct UserVerification: Sendable {
         public var verifyPhoneOnSignup = false
         /// How often codes may be requested and guessed.
         package var limits = VerificationCodes.Limits()
+        /// The SMS signatures a `requestSmsCode` may name with `sign`, besides the app's name;
+        /// the first signs texts that name none (none configured: the app's name).
+        public var smsSignatures: [String] = []
+        /// The templates a `requestSmsCode` may name with `template`.
+        public var smsTemplates = SMSTemplates(directory: nil)
 
         /// The defaults: codes for 10 minutes, links for a day (reset links an hour), nothing sent
         /// on signup.
@@ -104,12 +109,20 @@ public struct UserVerification: Sendable {
     }
 
     /// Sends a plain SMS code to any number (`requestSmsCode`), for the app's own checks or for
-    /// `usersByMobilePhone`. `ttl` is in minutes, as LeanCloud's; `name` and `op` shape the text.
-    public func requestSmsCode(_ phone: String, ttlMinutes: Int?, name: String?, operation: String?) async throws {
+    /// `usersByMobilePhone`. `ttl` is in minutes, as LeanCloud's; `name` and `op` shape the
+    /// server's text; `request` names a template, a signature, variables or a voice call.
+    public func requestSmsCode(
+        _ phone: String, ttlMinutes: Int?, name: String?, operation: String?, request: SMSRequest = SMSRequest()
+    ) async throws {
         try Self.checkPhone(phone)
+        // The template and signature are checked before a code is issued.
+        let text = try SMSText(request, settings: settings)
         try await sendCode(
-            .sms, to: phone, userId: nil, doing: operation ?? "verify it's you", appName: name,
-            lifetime: try Self.lifetime(minutes: ttlMinutes))
+            .sms, to: phone, userId: nil, doing: operation ?? "verify it's you", appName: text.signature ?? name,
+            lifetime: try Self.lifetime(minutes: ttlMinutes)
+        ) { code, lifetime in
+            try text.message(to: phone, code: code, lifetime: lifetime, appName: name ?? settings.appName)
+        }
     }
 
     /// Checks a code from `requestSmsCode` (once).
@@ -191,7 +204,7 @@ public struct UserVerification: Sendable {
     ///   address is known (the server refuses to start that way).
     public func sendSignupMessages(to user: StoredObject, links: EmailLinks?) async throws {
         if settings.verifyEmailOnSignup, let links, let email = user.fields["email"]?.stringValue, !email.isEmpty {
-            try await sendLink(.verifyEmail, to: email, user: user, links: links)
+            try await sendLink(.verifyEmail, to: email, user: user, links: links, kind: "signup")
         }
         if settings.verifyPhoneOnSignup, let phone = user.fields["mobilePhoneNumber"]?.stringValue, !phone.isEmpty {
             try await sendCode(.verifyPhone, to: phone, userId: user.objectId, doing: "verify your phone number")
@@ -215,18 +228,26 @@ public struct UserVerification: Sendable {
             caller: Caller.master.withoutHooks)
     }
 
+    /// Issues a code and sends it; `shape` may give the message a template's text (it keeps
+    /// the server's own text when it leaves `text` empty).
     private func sendCode(
         _ purpose: VerificationCodes.Purpose, to phone: String, userId: String?, doing action: String,
-        appName: String? = nil, lifetime: TimeInterval? = nil
+        appName: String? = nil, lifetime: TimeInterval? = nil,
+        shape: ((String, TimeInterval) throws -> OutgoingMessage)? = nil
     ) async throws {
         let lifetime = lifetime ?? settings.smsCodeLifetime
         let code = try await codes.issue(purpose, to: phone, userId: userId, ttl: lifetime)
         let text = "[\(appName ?? settings.appName)] Your code to \(action) is \(code); it works for \(Int(lifetime / 60)) minutes."
-        try await deliver(OutgoingMessage(channel: .sms, to: phone, purpose: purpose.rawValue, code: code, text: text))
+        var message = try shape?(code, lifetime) ?? OutgoingMessage(channel: .sms, to: phone, purpose: purpose.rawValue, code: code, text: text)
+        if message.text.isEmpty { message.text = text }
+        if message.smsType == nil { message.smsType = SMSRequest.Kind.text.rawValue }
+        try await deliver(message)
     }
 
+    /// Issues a link and emails it; `kind` names the mail template (`verifyEmail`, `signup`,
+    /// `resetPassword`), whose variables the message carries.
     private func sendLink(
-        _ purpose: VerificationCodes.Purpose, to email: String, user: StoredObject, links: EmailLinks
+        _ purpose: VerificationCodes.Purpose, to email: String, user: StoredObject, links: EmailLinks, kind: String? = nil
     ) async throws {
         let reset = purpose == .resetPasswordByEmail
         let lifetime = reset ? settings.passwordResetLifetime : settings.emailLinkLifetime
@@ -237,7 +258,13 @@ public struct UserVerification: Sendable {
             reset
             ? "Hello \(name), open this link to choose a new password for \(settings.appName): \(link)"
             : "Hello \(name), open this link to verify your email address for \(settings.appName): \(link)"
-        try await deliver(OutgoingMessage(channel: .email, to: email, purpose: purpose.rawValue, link: link, text: text))
+        var message = OutgoingMessage(channel: .email, to: email, purpose: purpose.rawValue, link: link, text: text)
+        message.template = kind ?? (reset ? "resetPassword" : "verifyEmail")
+        message.variables = [
+            "appname": settings.appName, "username": name, "email": email, "link": link,
+            "hours": String(max(1, Int(lifetime / 3600))),
+        ]
+        try await deliver(message)
     }
 
     private func deliver(_ message: OutgoingMessage) async throws {

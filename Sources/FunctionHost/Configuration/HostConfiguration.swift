@@ -4,6 +4,7 @@ public import Hooks
 public import Sandbox
 public import JSON
 public import LiveQuery
+public import Mail
 
 /// Everything the server needs to start.
 public struct HostConfiguration: Sendable {
@@ -68,6 +69,9 @@ public struct HostConfiguration: Sendable {
     public var messageSender: (any MessageSender)?
     /// A URL each verification message is POSTed to, as JSON.
     public var messageWebhook: URL?
+    /// The SMTP server email goes through (else the webhook or outbox), and where the mail
+    /// templates are.
+    public var mail = MailOptions()
     /// A data directory of staging's own; nil shares production's data (LeanEngine's way).
     public var stagingDataDirectory: String?
     /// The PostgreSQL database objects live in; nil keeps them in SQLite under the data

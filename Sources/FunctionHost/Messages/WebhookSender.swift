@@ -5,8 +5,9 @@ import NIOCore
 import NIOHTTP1
 
 /// Delivers each message by POSTing it as JSON (`{"channel", "to", "purpose", "smsCode" |
-/// "link", "text"}`) to a URL the operator configured: a small service of theirs that talks to
-/// their SMS and email providers. A status other than 2xx, or no answer in 10 seconds, fails
+/// "link", "text"}`, with `template`, `sign`, `smsType`, `variables`, and an email's `subject`
+/// and `html` when set) to a URL the operator configured: a small service of theirs that talks
+/// to their SMS and email providers. A status other than 2xx, or no answer in 10 seconds, fails
 /// the request that asked for the message (602).
 ///
 /// The URL is the operator's, not cloud code's, so the outbound allow-list does not apply.

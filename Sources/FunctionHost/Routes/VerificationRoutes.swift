@@ -48,7 +48,7 @@ struct VerificationRoutes: Sendable {
             try gate.checkSMSText(body, appName: verification.settings.appName)
             try await verification.requestSmsCode(
                 Self.text(body, "mobilePhoneNumber"), ttlMinutes: try Self.minutes(body["ttl"]), name: body["name"]?.stringValue,
-                operation: body["op"]?.stringValue)
+                operation: body["op"]?.stringValue, request: try SMSRequest(body: body))
         }
         route(group, "verifySmsCode/:code") { body, request, context in
             try await verification.verifySmsCode(

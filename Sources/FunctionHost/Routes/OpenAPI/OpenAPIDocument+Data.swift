@@ -131,7 +131,7 @@ extension OpenAPIDocument {
 
     /// Codes by SMS and links by email.
     static let verificationOperations: [APIOperation] = [
-        APIOperation("post", "/requestSmsCode", tag: "Verification", "Send a six-digit code to a phone number (name and op only as configured).", body: APIOperation.object(["mobilePhoneNumber": "string", "ttl": "integer", "name": "string", "op": "string", "validate_token": "string"], required: ["mobilePhoneNumber"])),
+        APIOperation("post", "/requestSmsCode", tag: "Verification", "Send a six-digit code to a phone number (name and op only as configured); template names an operator's template (templates/sms/NAME.txt), whose variables are the body's other members; sign an allowed signature; smsType sms or voice.", body: APIOperation.object(["mobilePhoneNumber": "string", "ttl": "integer", "name": "string", "op": "string", "validate_token": "string", "template": "string", "sign": "string", "smsType": "string"], required: ["mobilePhoneNumber"])),
         APIOperation("post", "/verifySmsCode/{code}", tag: "Verification", "Check an SMS code.", body: APIOperation.object(["mobilePhoneNumber": "string"], required: ["mobilePhoneNumber"])),
         APIOperation("post", "/requestMobilePhoneVerify", tag: "Verification", "Send a code that verifies a user's phone number.", body: APIOperation.object(["mobilePhoneNumber": "string"], required: ["mobilePhoneNumber"])),
         APIOperation("post", "/verifyMobilePhone/{code}", tag: "Verification", "Verify the phone number the code was sent to.", body: APIOperation.object([:])),
