@@ -6,7 +6,8 @@ import JSON
 enum OpenAPIDocument {
     /// Every operation, from the per-area lists.
     static var operations: [APIOperation] {
-        objectOperations + userOperations + functionOperations + engineOperations + queueOperations + fileOperations
+        objectOperations + userOperations + functionOperations + engineOperations + queueOperations + leaderboardOperations
+            + fileOperations
             + dialectOperations
     }
 
