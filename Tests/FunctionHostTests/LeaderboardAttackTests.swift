@@ -49,6 +49,25 @@ import Testing
         }
     }
 
+    @Test func rankingsDontShowOtherUsersPrivateFields() async throws {
+        try await TestServer.run { api in
+            #expect(try await api.post(Self.boards, headers: Headers.master, ["statisticName": "world"]).status == .ok)
+            let reply = try await api.post(
+                "/1.1/users", ["username": "victim", "password": "secret", "email": "victim@example.com", "mobilePhoneNumber": "18600001111"])
+            let session = Headers.session(try #require(reply["sessionToken"]?.stringValue))
+            #expect(try await api.post("/1.1/leaderboard/users/self/statistics", headers: session, [["statisticName": "world", "statisticValue": 1]]).status == .ok)
+            let (_, other) = try await FileFixture.signUp(api, "mallory")
+            let path = Self.boards + "/world/ranks?selectUserKeys=username,email,mobilePhoneNumber"
+            for headers in [Headers.client, other] {
+                let user = try await api.get(path, headers: headers).results.first?["user"]
+                #expect(user?["username"] == "victim", "\(String(describing: user))")
+                #expect(user?["email"] == nil && user?["mobilePhoneNumber"] == nil, "\(String(describing: user))")
+            }
+            #expect(try await api.get(path, headers: session).results.first?["user"]?["email"] == "victim@example.com", "his own")
+            #expect(try await api.get(path, headers: Headers.master).results.first?["user"]?["email"] == "victim@example.com")
+        }
+    }
+
     @Test func onlyTheMasterKeyWritesWhenTheAppSaysSo() async throws {
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -21,6 +21,7 @@ struct LeaderboardRoutes: Sendable {
     /// The archives a page lists when the request names no limit, and at most.
     static let (defaultArchives, maxArchives) = (20, 100)
 
+    /// Adds every leaderboard route to the authenticated group.
     func register(on group: RouterGroup<HostRequestContext>) {
         let boards = "leaderboard/leaderboards"
         group.post(RouterPath(boards)) { request, context in
