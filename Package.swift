@@ -158,12 +158,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // LeanCloud's leaderboards: boards, statistics and ranks kept through the data service, so
+        // they work alike on SQLite and on PostgreSQL shared by several hosts; knows nothing of HTTP.
+        .target(
+            name: "Leaderboards",
+            dependencies: [
+                "DataAPI",
+                "JSON",
+                // A record's objectId is a digest of its name (the database keeps it unique).
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "FunctionHost",
             dependencies: [
                 "CallSupport",
                 "Mail",
                 "CloudQueue",
+                "Leaderboards",
                 "DataAPI",
                 "JSON",
                 "Hooks",
@@ -296,6 +310,14 @@ let package = Package(
             name: "CloudQueueTests",
             dependencies: [
                 "CloudQueue", "DataAPI", "JSON", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LeaderboardsTests",
+            dependencies: [
+                "DataAPI", "JSON", "Leaderboards", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

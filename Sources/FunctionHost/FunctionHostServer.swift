@@ -5,6 +5,7 @@ import Hooks
 public import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
+import Leaderboards
 import LiveQuery
 import LiveQueryPostgres
 public import Logging
@@ -316,6 +317,12 @@ public enum FunctionHostServer {
             .register(on: group, masterOnly: group.group().add(middleware: MasterOnlyMiddleware(refusal: QueueRoutes.refusal)))
         TimerRoutes(timers: services.timers, defaultTimeZone: configuration.queue.timersTimeZone)
             .register(on: group.group().add(middleware: MasterOnlyMiddleware(refusal: TimerRoutes.refusal)))
+        LeaderboardRoutes(
+            leaderboards: Leaderboards(
+                data: data, logger: services.logger, now: configuration.clock,
+                calendar: ResetCalendar(timeZone: configuration.leaderboards.timeZone),
+                masterKeyOnlyStatistics: configuration.leaderboards.masterKeyOnlyStatistics)
+        ).register(on: group)
         LogRoutes(logs: services.functionLogs)
             .register(on: group.group().add(middleware: MasterOnlyMiddleware(refusal: LogRoutes.refusal)))
         fileRoutes.register(on: group)

@@ -81,6 +81,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var limits: LimitOptions
     @OptionGroup var liveQuery: LiveQueryOptions
     @OptionGroup var queue: QueueCommandOptions
+    @OptionGroup var leaderboards: LeaderboardCommandOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -136,6 +137,7 @@ struct Serve: AsyncParsableCommand {
         try limits.apply(to: &configuration)
         try liveQuery.apply(to: &configuration)
         try queue.apply(to: &configuration)
+        try leaderboards.apply(to: &configuration)
         banner.publicURL = configuration.publicURL
         banner.webOrigins = configuration.webOrigins
         banner.mail = SMTPOptions.summary(of: configuration)

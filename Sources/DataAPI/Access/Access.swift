@@ -75,6 +75,9 @@ struct Access: Sendable {
         if Names.queueClasses.contains(className) {
             throw DataAPIError(.operationForbidden, "\(className) is the host's own: tasks and timers are managed through /1.1/engine.")
         }
+        if Names.leaderboardClasses.contains(className) {
+            throw DataAPIError(.operationForbidden, "\(className) is the host's own: leaderboards are managed through /1.1/leaderboard.")
+        }
         if caller.runsCloudCode {
             throw DataAPIError(.operationForbidden, "\(className) is the host's own: cloud code doesn't reach it.")
         }

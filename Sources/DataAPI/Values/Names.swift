@@ -14,11 +14,11 @@ public enum Names {
     /// System classes the host keeps for itself (verification codes and the counts of guesses at
     /// them, the message outbox, deploy versions and environments, upload tokens, class
     /// settings, captchas, message send counts, search scrolls, status inboxes and how far each
-    /// was read): only the master key reads or writes them.
-    public static let internalClasses: Set<String> = [
+    /// was read, leaderboards): only the master key reads or writes them.
+    public static let internalClasses: Set<String> = Set([
         "_VerificationCode", "_GuessCounter", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment", "_FileToken", "_ClassSettings",
         "_Captcha", "_MessageSend", "_SearchScroll", "_CloudTask", "_Timer", "_StatusInbox", "_StatusInboxMark",
-    ]
+    ]).union(leaderboardClasses)
 
     /// The internal classes that hold deploys (versions, what each environment runs) and the
     /// environments' variables, secrets among them: only the host's deploy store reads or writes
@@ -31,9 +31,14 @@ public enum Names {
     /// own routes (`/1.1/engine/cloud-queue`, `/1.1/engine/timers`), never as data.
     public static let queueClasses: Set<String> = ["_CloudTask", "_Timer"]
 
-    /// The internal classes no data request reaches, not even with the master key: deploys and
-    /// the queue's.
-    public static let hostOnlyClasses: Set<String> = deployClasses.union(queueClasses)
+    /// The leaderboards' boards, statistics and archives: kept by the host's leaderboard service
+    /// (`/1.1/leaderboard/...`), whose writes keep ranks exact; no data request reaches them,
+    /// not even with the master key.
+    public static let leaderboardClasses: Set<String> = ["_Leaderboard", "_LeaderboardStatistic", "_LeaderboardArchive"]
+
+    /// The internal classes no data request reaches, not even with the master key: deploys,
+    /// the queue's and the leaderboards'.
+    public static let hostOnlyClasses: Set<String> = deployClasses.union(queueClasses).union(leaderboardClasses)
 
     /// Fields that carry transport information in request bodies (browser SDKs tunnel method,
     /// keys and session this way); they are never stored.

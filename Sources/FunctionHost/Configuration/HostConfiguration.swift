@@ -145,6 +145,8 @@ public struct HostConfiguration: Sendable {
 
     /// The Cloud Queue and the timers: whether this host runs them, their bounds and clock.
     public var queue = QueueOptions()
+    /// The leaderboards: who writes statistics, and the zone versions end in.
+    public var leaderboards = LeaderboardOptions()
 
     /// Creates a configuration; only the keys and data directory have no default.
     public init(

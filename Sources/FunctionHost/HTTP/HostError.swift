@@ -1,6 +1,7 @@
 import CloudQueue
 import DataAPI
 import Hooks
+import Leaderboards
 public import Hummingbird
 
 /// An error answered to the client as LeanCloud does: an HTTP status and `{"code", "error"}`.
@@ -42,6 +43,8 @@ public struct HostError: Error, Sendable {
             self.init(status: error.status, code: error.code, message: error.message)
         case let error as CloudQueueError:
             self.init(status: Self.status(for: error.kind), code: error.code, message: error.message)
+        case let error as LeaderboardError:
+            self.init(status: Self.status(for: error.kind), code: error.code, message: error.message)
         case let error as HookError:
             self.init(status: Self.status(for: error), code: error.code, message: error.message)
         case let error as DataAPIError where error.code.isHostFailure:
@@ -82,6 +85,18 @@ public struct HostError: Error, Sendable {
         case .notFound: .notFound
         case .unauthorized: .unauthorized
         case .tooMany: .tooManyRequests
+        case .storage: .internalServerError
+        }
+    }
+
+    /// The leaderboards' kinds of failure: a name taken is a bad request (code 137), as a
+    /// duplicate unique value is in the data API.
+    private static func status(for kind: LeaderboardError.Kind) -> HTTPResponse.Status {
+        switch kind {
+        case .badRequest, .duplicate: .badRequest
+        case .unauthorized: .unauthorized
+        case .forbidden: .forbidden
+        case .notFound: .notFound
         case .storage: .internalServerError
         }
     }

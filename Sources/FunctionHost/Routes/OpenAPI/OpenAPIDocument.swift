@@ -6,7 +6,8 @@ import JSON
 enum OpenAPIDocument {
     /// Every operation, from the per-area lists.
     static var operations: [APIOperation] {
-        objectOperations + userOperations + functionOperations + engineOperations + queueOperations + socialOperations + fileOperations
+        objectOperations + userOperations + functionOperations + engineOperations + queueOperations + socialOperations
+            + leaderboardOperations + fileOperations
             + dialectOperations
     }
 
