@@ -22,8 +22,17 @@ extension OpenAPIDocument {
                 .init(name: "after", type: "string", description: "Only the tasks whose uniqueId sorts after this one."),
             ], answer: APIOperation.ref("Results")),
         APIOperation(
+            "delete", "/engine/cloud-queue/tasks", tag: "Cloud Queue",
+            "Remove up to 1 000 tasks of a status, of one function when named: {removed} (master key).", access: .master,
+            query: [
+                .init(name: "status", type: "string", description: "queued, success or failed (running tasks end under their lease)."),
+                .init(name: "function", type: "string", description: "Only this function's tasks."),
+            ]),
+        APIOperation(
             "get", "/engine/cloud-queue/tasks/{uniqueId}", tag: "Cloud Queue",
-            "A task's status as LeanEngine answers it: uniqueId, status, finishedAt, statusCode, result, error, retryAt."),
+            "A task's status as LeanEngine answers it: uniqueId, status, finishedAt, statusCode, result, error, retryAt "
+                + "(the master key's ?detail=1: the whole record with its attempts).",
+            query: [.init(name: "detail", type: "string", description: "1: the whole record (master key).")]),
         APIOperation(
             "post", "/engine/cloud-queue/tasks/{uniqueId}/retry", tag: "Cloud Queue",
             "Put a failed task back in the queue with its attempts anew (master key).", access: .master,
