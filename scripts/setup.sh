@@ -2,7 +2,7 @@
 # Installs the system packages FunctionHost needs, when they are missing (a fresh machine).
 set -euo pipefail
 need=()
-for pkg in libsqlite3-dev libjavascriptcoregtk-4.1-dev zlib1g-dev pkg-config "$@"; do
+for pkg in libsqlite3-dev libjavascriptcoregtk-4.1-dev zlib1g-dev libvips-dev pkg-config "$@"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

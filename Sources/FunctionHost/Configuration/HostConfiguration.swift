@@ -4,6 +4,7 @@ public import Hooks
 public import Sandbox
 public import JSON
 public import LiveQuery
+public import Thumbnails
 
 /// Everything the server needs to start.
 public struct HostConfiguration: Sendable {
@@ -138,6 +139,9 @@ public struct HostConfiguration: Sendable {
 
     /// The Cloud Queue and the timers: whether this host runs them, their bounds and clock.
     public var queue = QueueOptions()
+
+    /// Thumbnails at file URLs (`?imageView2/...`): their bounds, slots and disk cache.
+    public var thumbnails = ThumbnailOptions()
 
     /// Creates a configuration; only the keys and data directory have no default.
     public init(
