@@ -8,10 +8,13 @@
 
 // Starts libvips once for the process (VIPS_INIT is a macro Swift can't call) with its
 // memory bounds: no operation cache (a thumbnail server never repeats an operation on the same
-// image object, and cached images would keep pixels alive), no cached open files, and the
-// loaders libvips marks untrusted (ImageMagick, PDF, SVG, FITS, MAT...) refused outright.
+// image object, and cached images would keep pixels alive), no cached open files, one worker
+// thread per pipeline (each thread holds its own strip buffers, as wide as the image; thumbnails
+// run side by side in the gate's slots instead), and the loaders libvips marks untrusted
+// (ImageMagick, PDF, SVG, FITS, MAT...) refused outright.
 static inline int fh_vips_start(void) {
     if (vips_init("functionhost") != 0) return -1;
+    vips_concurrency_set(1);
     vips_cache_set_max(0);
     vips_cache_set_max_mem(0);
     vips_cache_set_max_files(0);
