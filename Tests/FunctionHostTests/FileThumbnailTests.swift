@@ -170,6 +170,24 @@ import Thumbnails
         }
     }
 
+    /// Many different thumbnails at once past one slot: each is made or refused with 503, none
+    /// fails otherwise, and the slot is free after.
+    @Test func aBurstPastTheSlotsIsMadeOrRefused() async throws {
+        let gate = ThumbnailGate(slots: 1, maxWait: .zero)
+        try await FileFixture.run(configure: { $0.thumbnails.gate = gate }) { api, _ in
+            let path = try await Self.upload(api, "a.png", try ImageFixture.encoded(width: 1200, height: 900, format: .png), type: "image/png")
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for width in 1...12 {
+                    group.addTask { try await Self.get(api, "\(path)?imageView2/2/w/\(width * 10)").status }
+                }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0 == .ok || $0 == .serviceUnavailable }, "\(statuses)")
+            #expect(statuses.contains(.ok))
+            #expect(gate.busySlots == 0)
+        }
+    }
+
     @Test func theCacheStaysWithinItsSize() async throws {
         try await FileFixture.run(configure: { $0.thumbnails.cacheBytes = 3000 }) { api, directory in
             let path = try await Self.upload(api, "a.png", try ImageFixture.encoded(width: 400, height: 400, format: .png), type: "image/png")
