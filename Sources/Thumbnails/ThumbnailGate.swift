@@ -19,7 +19,7 @@ public final class ThumbnailGate: Sendable {
         var waiters: [Waiter] = []
         var nextID = 0
         /// Those waiting for a number of waiters (`untilWaiting`).
-        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var watchers: [(id: Int, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     private let state = Mutex(State())
@@ -88,15 +88,45 @@ public final class ThumbnailGate: Sendable {
     /// How many slots are taken now.
     public var busySlots: Int { state.withLock { $0.busy } }
 
-    /// Returns once at least `count` requests wait for a slot (for tests that stage a wait).
-    package func untilWaiting(_ count: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let reached = state.withLock { state in
-                if state.waiters.count >= count { return true }
-                state.watchers.append((count, continuation))
+    /// Whether at least `count` requests came to wait for a slot within `limit` (for tests that
+    /// stage a wait: they wait on the event itself, and a wait that never comes fails, not hangs).
+    package func untilWaiting(_ count: Int, within limit: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.untilWaiting(count)
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
                 return false
             }
-            if reached { continuation.resume() }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// Returns once at least `count` requests wait for a slot, or the task is cancelled.
+    private func untilWaiting(_ count: Int) async {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let reached = state.withLock { state in
+                    if state.waiters.count >= count || Task.isCancelled { return true }
+                    state.watchers.append((id, count, continuation))
+                    return false
+                }
+                if reached { continuation.resume() }
+            }
+        } onCancel: {
+            let watcher: CheckedContinuation<Void, Never>? = state.withLock { state in
+                guard let index = state.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.watchers.remove(at: index).continuation
+            }
+            watcher?.resume()
         }
     }
 }

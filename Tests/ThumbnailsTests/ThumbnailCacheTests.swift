@@ -9,7 +9,7 @@ import Thumbnails
         let gate = ThumbnailGate(slots: 1, maxWait: .seconds(600))
         #expect(await gate.enter())
         let waiter = Task { await gate.enter() }
-        await gate.untilWaiting(1)
+        #expect(await gate.untilWaiting(1, within: .seconds(60)), "no request waited for the slot")
         gate.leave()
         #expect(await waiter.value)
         #expect(gate.busySlots == 1)
