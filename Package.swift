@@ -42,6 +42,23 @@ let package = Package(
             pkgConfig: "javascriptcoregtk-4.1",
             providers: [.apt(["libjavascriptcoregtk-4.1-dev"])]
         ),
+        // libvips from libvips-dev: thumbnails of stored images (`Thumbnails`), with the small C
+        // wrappers its variadic calls need (Swift imports no C varargs).
+        .systemLibrary(
+            name: "CVips",
+            pkgConfig: "vips",
+            providers: [.apt(["libvips-dev"])]
+        ),
+        // Thumbnails: Qiniu-style `imageView` resizing with libvips, bounded in pixels, time and
+        // concurrency, cached on disk; knows nothing of HTTP.
+        .target(
+            name: "Thumbnails",
+            dependencies: [
+                "CVips",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // zlib from zlib1g-dev: gzip decompression of export archives.
         .systemLibrary(
             name: "CZlib",
@@ -185,6 +202,7 @@ let package = Package(
                 "LiveQueryPostgres",
                 "RealtimeProtocol",
                 "Sandbox",
+                "Thumbnails",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 // The realtime endpoint's close codes.
@@ -227,6 +245,8 @@ let package = Package(
                 // The SMTP settings its options set.
                 "Mail",
                 "Sandbox",
+                // The thumbnails' slots its options set.
+                "Thumbnails",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // The deploy, versions, invoke and env client subcommands talk to a running server.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -266,10 +286,13 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "CloudQueue",
+                // Test images made and decoded with libvips itself (`ImageFixture`).
+                "CVips",
                 "DataAPI",
                 "FunctionHost",
                 "JSON",
                 "LiveQuery",
+                "Thumbnails",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -279,6 +302,11 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Tests/TestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ThumbnailsTests",
+            dependencies: ["CVips", "TestSupport", "Thumbnails"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -346,6 +374,7 @@ let package = Package(
                 "RealtimeProtocol",
                 "Sandbox",
                 "TestSupport",
+                "Thumbnails",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 // A real WebSocket client for the realtime endpoint's tests.
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

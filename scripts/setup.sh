@@ -3,7 +3,7 @@
 set -euo pipefail
 need=()
 # python3-venv: the mail tests' SMTP server (aiosmtpd from PyPI) runs in a venv (scripts/smtp-server.sh).
-for pkg in libsqlite3-dev libjavascriptcoregtk-4.1-dev zlib1g-dev pkg-config python3-venv "$@"; do
+for pkg in libsqlite3-dev libjavascriptcoregtk-4.1-dev zlib1g-dev libvips-dev pkg-config python3-venv "$@"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

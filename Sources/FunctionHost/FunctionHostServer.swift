@@ -10,6 +10,7 @@ import LiveQuery
 import LiveQueryPostgres
 public import Logging
 import ServiceLifecycle
+import Thumbnails
 
 /// Builds the HTTP application: storage, routes, middleware.
 public enum FunctionHostServer {
@@ -155,6 +156,10 @@ public enum FunctionHostServer {
         let files = FileService(
             data: data, content: try LocalFileStore(directory: configuration.filesDirectory),
             maxSize: configuration.maxFileSize)
+        let thumbnails = ThumbnailStore(
+            thumbnailer: Thumbnailer(limits: configuration.thumbnails.limits, gate: configuration.thumbnails.gate),
+            cache: try ThumbnailCache(
+                directory: ThumbnailOptions.directory(in: configuration.dataDirectory), maxBytes: configuration.thumbnails.cacheBytes))
         var invoker = FunctionInvoker(environments: environments, data: data, metrics: metrics, logs: functionLogs)
         invoker.publicURL = configuration.publicURL
         invoker.appId = configuration.keys.appId
@@ -173,7 +178,7 @@ public enum FunctionHostServer {
         let deployer = Deployer(store: DeployStore(data: data), environments: environments, timers: deployTimers)
         try await deployer.start(functionsDirectory: configuration.functionsDirectory)
         return Services(
-            data: data, deployer: deployer, accounts: accounts, verification: verification, gate: gate, files: files,
+            data: data, deployer: deployer, accounts: accounts, verification: verification, gate: gate, files: files, thumbnails: thumbnails,
             metrics: metrics, functionLogs: functionLogs, logger: logger,
             liveQuery: liveQuery, invoker: invoker, queue: queue, timers: timers)
     }
@@ -198,6 +203,8 @@ public enum FunctionHostServer {
         let gate: MessageGate
         /// Files: their bytes and their `_File` objects.
         let files: FileService
+        /// Thumbnails of image files, made and kept.
+        let thumbnails: ThumbnailStore
         /// Requests, calls, hooks and storage, counted.
         let metrics: HostMetrics
         /// The recent lines of functions and hooks.
@@ -252,7 +259,7 @@ public enum FunctionHostServer {
         // it. `RouteAccessTests` checks the open list.
         EngineRoutes().register(on: router)
         OpenAPIRoutes(version: EngineRoutes.version).register(on: router)
-        FileDownloads(files: services.files).register(on: router)
+        FileDownloads(files: services.files, thumbnails: FileThumbnails(store: services.thumbnails)).register(on: router)
         RealtimeRouteLookup(publicURL: configuration.publicURL).register(on: router)
         let authenticated = router.group().add(middleware: authentication)
         var metricsRoutes = MetricsRoutes(metrics: services.metrics) {

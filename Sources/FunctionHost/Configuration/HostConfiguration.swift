@@ -5,6 +5,7 @@ public import Sandbox
 public import JSON
 public import LiveQuery
 public import Mail
+public import Thumbnails
 
 /// Everything the server needs to start.
 public struct HostConfiguration: Sendable {
@@ -147,6 +148,9 @@ public struct HostConfiguration: Sendable {
     public var queue = QueueOptions()
     /// The leaderboards: who writes statistics, and the zone versions end in.
     public var leaderboards = LeaderboardOptions()
+
+    /// Thumbnails at file URLs (`?imageView2/...`): their bounds, slots and disk cache.
+    public var thumbnails = ThumbnailOptions()
 
     /// Creates a configuration; only the keys and data directory have no default.
     public init(

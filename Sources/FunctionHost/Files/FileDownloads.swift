@@ -5,10 +5,16 @@ import NIOCore
 
 /// Serves stored files at their permanent URLs, `/files/{key}`, to anyone who has the URL (as
 /// LeanCloud's file domains do): the type and size they were stored with, an `ETag`, and
-/// single byte ranges. Files never change, so they may be cached for good. Types a browser
-/// would run are downloaded, never opened (`FileContentHeaders`).
+/// single byte ranges; with an `imageView` query, an image's thumbnail (`FileThumbnails`).
+/// Files never change, so they may be cached for good. Types a browser would run are
+/// downloaded, never opened (`FileContentHeaders`).
 struct FileDownloads: Sendable {
     let files: FileService
+    /// Thumbnails of image files, asked for by the URL's query (`FileThumbnails`).
+    let thumbnails: FileThumbnails
+
+    /// A stored file (and its thumbnails) is never changed: cached for good.
+    static let cacheControl = "public, max-age=31536000, immutable"
 
     /// The bytes read from disk at a time: a large file never sits whole in memory.
     static let chunkSize = 256 * 1024
@@ -40,19 +46,20 @@ struct FileDownloads: Sendable {
         guard let file = try await stored(key), let content = try files.content.content(forKey: key) else {
             throw HostError(status: .notFound, code: 404, message: "File not found.")
         }
+        if let query = request.uri.query, !query.isEmpty,
+            let thumbnail = try await thumbnails.answer(
+                request, query: query, key: key, file: file, content: content, sendsBody: sendsBody)
+        {
+            return thumbnail
+        }
         var headers: HTTPFields = [:]
         // On every answer, 304 and 206 included: a cached or partial page must not run either.
         FileContentHeaders.apply(
             storedType: file.fields["mime_type"]?.stringValue, name: file.fields["name"]?.stringValue, to: &headers)
         headers[.acceptRanges] = "bytes"
-        headers[.cacheControl] = "public, max-age=31536000, immutable"
+        headers[.cacheControl] = Self.cacheControl
         let etag = file.fields["metaData"]?["_checksum"]?.stringValue.map { "\"\($0)\"" }
-        if let etag {
-            headers[.eTag] = etag
-            if let match = request.headers[.ifNoneMatch], match == etag || match == "*" {
-                return Response(status: .notModified, headers: headers)
-            }
-        }
+        if let notModified = Self.notModified(request, etag: etag, headers: &headers) { return notModified }
         var status = HTTPResponse.Status.ok
         var range = ByteRange(start: 0, end: content.size - 1)
         // A range is served only for the version it was asked of (`If-Range`).
@@ -73,24 +80,34 @@ struct FileDownloads: Sendable {
         let length = max(0, range.count)
         headers[.contentLength] = String(length)
         guard sendsBody, length > 0 else { return Response(status: status, headers: headers, body: .init()) }
-        let path = content.path
-        let start = range.start
-        return Response(
-            status: status, headers: headers,
-            body: ResponseBody(contentLength: length) { writer in
-                guard let handle = FileHandle(forReadingAtPath: path) else {
-                    throw HostError(status: .notFound, code: 404, message: "File not found.")
-                }
-                defer { try? handle.close() }
-                try handle.seek(toOffset: UInt64(start))
-                var left = length
-                while left > 0 {
-                    let data = try handle.read(upToCount: min(Self.chunkSize, left)) ?? Data()
-                    guard !data.isEmpty else { break }
-                    left -= data.count
-                    try await writer.write(ByteBuffer(bytes: data))
-                }
-                try await writer.finish(nil)
-            })
+        guard let handle = FileHandle(forReadingAtPath: content.path) else {
+            throw HostError(status: .notFound, code: 404, message: "File not found.")
+        }
+        return Response(status: status, headers: headers, body: Self.body(of: handle, from: range.start, length: length))
+    }
+
+    /// Sets the `ETag`, and answers 304 when the client's `If-None-Match` names it.
+    static func notModified(_ request: Request, etag: String?, headers: inout HTTPFields) -> Response? {
+        guard let etag else { return nil }
+        headers[.eTag] = etag
+        guard let match = request.headers[.ifNoneMatch], match == etag || match == "*" else { return nil }
+        return Response(status: .notModified, headers: headers)
+    }
+
+    /// `length` bytes of an open file from `start`, read a chunk at a time; the file is closed
+    /// when they are sent (or the client is gone).
+    static func body(of handle: FileHandle, from start: Int, length: Int) -> ResponseBody {
+        ResponseBody(contentLength: length) { writer in
+            defer { try? handle.close() }
+            try handle.seek(toOffset: UInt64(start))
+            var left = length
+            while left > 0 {
+                let data = try handle.read(upToCount: min(Self.chunkSize, left)) ?? Data()
+                guard !data.isEmpty else { break }
+                left -= data.count
+                try await writer.write(ByteBuffer(bytes: data))
+            }
+            try await writer.finish(nil)
+        }
     }
 }

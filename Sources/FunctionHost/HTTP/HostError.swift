@@ -3,6 +3,7 @@ import DataAPI
 import Hooks
 import Leaderboards
 public import Hummingbird
+import Thumbnails
 
 /// An error answered to the client as LeanCloud does: an HTTP status and `{"code", "error"}`.
 ///
@@ -52,6 +53,10 @@ public struct HostError: Error, Sendable {
             return nil
         case let error as DataAPIError:
             self.init(status: Self.status(for: error.code), code: error.code.rawValue, message: error.message)
+        case let error as ThumbnailError:
+            // Qiniu's answers: the HTTP status is the code too; the server's own disk is logged.
+            guard let status = Self.status(for: error.kind) else { return nil }
+            self.init(status: status, code: status.code, message: error.message)
         case let error as JSONSyntaxError:
             self.init(mapping: DataAPIError(error))
         case let error as any HTTPResponseError:
@@ -98,6 +103,16 @@ public struct HostError: Error, Sendable {
         case .forbidden: .forbidden
         case .notFound: .notFound
         case .storage: .internalServerError
+        }
+    }
+
+    /// A thumbnail's failures: what the request or the image is, 400; what the server can't do
+    /// now, 503; its own disk, nil (a 500).
+    private static func status(for kind: ThumbnailError.Kind) -> HTTPResponse.Status? {
+        switch kind {
+        case .badParameters, .notAnImage, .imageTooLarge, .thumbnailTooLarge: .badRequest
+        case .busy, .timedOut: .serviceUnavailable
+        case .storage: nil
         }
     }
 

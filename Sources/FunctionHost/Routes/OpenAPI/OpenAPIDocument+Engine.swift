@@ -90,7 +90,7 @@ extension OpenAPIDocument {
         APIOperation(
             "post", "/fileCallback", tag: "Files", "Report a token upload's result (false removes the file).",
             body: APIOperation.object(["token": "string", "result": "boolean"], required: ["token"])),
-        APIOperation("get", "/files/{key}", prefixed: false, tag: "Files", "A file's bytes (its url): ranges, ETag.", access: .open, answer: nil),
+        APIOperation("get", "/files/{key}", prefixed: false, tag: "Files", "A file's bytes (its url): ranges, ETag; an image's thumbnail with the query imageView2/<mode 0-5>/w/<w>/h/<h>/q/<q>/format/<jpg,png,webp,gif> (or imageView/<1,2>/...).", access: .open, answer: nil),
         APIOperation("head", "/files/{key}", prefixed: false, tag: "Files", "A file's headers.", access: .open, answer: nil),
         APIOperation("get", "/files/{key}/{name}", prefixed: false, tag: "Files", "A file's bytes, under a name.", access: .open, answer: nil),
     ]

@@ -1,0 +1,53 @@
+import DataAPI
+import Foundation
+import Hummingbird
+import Thumbnails
+
+/// Thumbnails at a file's URL, as LeanCloud's Qiniu-hosted files answered them:
+/// `/files/{key}?imageView2/2/w/100/h/100` (the SDKs' `thumbnailURL`/`getThumbnail` ask for
+/// `imageView/1|2/...`). Open to anyone with the URL, as the file is. A failure is answered as
+/// Qiniu answers one: `{"code","error"}` with the HTTP status as the code, `no-store`.
+struct FileThumbnails: Sendable {
+    let store: ThumbnailStore
+
+    /// The answer to `query`; nil when it asks for no thumbnail, or when making one failed and
+    /// the URL said `ignore-error/1` (the original is answered then).
+    func answer(
+        _ request: Request, query: String, key: String, file: StoredObject, content: FileContent, sendsBody: Bool
+    ) async throws -> Response? {
+        let spec: ThumbnailSpec
+        do {
+            guard let parsed = try ThumbnailSpec.parse(query: query) else { return nil }
+            spec = parsed
+        } catch {
+            return try Self.failure(error)
+        }
+        var headers: HTTPFields = [:]
+        // A thumbnail of one version of one file never changes: cached as the file is.
+        headers[.cacheControl] = FileDownloads.cacheControl
+        let etag = file.fields["metaData"]?["_checksum"]?.stringValue.map { "\"\($0)/\(spec.normalized)\"" }
+        if let notModified = FileDownloads.notModified(request, etag: etag, headers: &headers) { return notModified }
+        let hit: ThumbnailCache.Hit
+        do {
+            hit = try await store.thumbnail(ofFile: key, at: content.path, spec: spec)
+        } catch {
+            if spec.ignoresErrors, error.kind != .storage { return nil }
+            return try Self.failure(error)
+        }
+        FileContentHeaders.apply(storedType: hit.format.mimeType, name: nil, to: &headers)
+        headers[.contentLength] = String(hit.size)
+        guard sendsBody, hit.size > 0 else {
+            try? hit.handle.close()
+            return Response(status: .ok, headers: headers, body: .init())
+        }
+        return Response(status: .ok, headers: headers, body: FileDownloads.body(of: hit.handle, from: 0, length: hit.size))
+    }
+
+    /// Qiniu's error answer; a failure of the server's own disk is thrown on, to the log and a 500.
+    private static func failure(_ error: ThumbnailError) throws -> Response {
+        guard let answer = HostError(mapping: error) else { throw error }
+        var response = answer.response
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// Thumbnails of stored files: the cached one when there is one, else one made and kept.
+public struct ThumbnailStore: Sendable {
+    /// What makes them.
+    public let thumbnailer: Thumbnailer
+    /// Where they are kept.
+    public let cache: ThumbnailCache
+
+    /// Creates a store.
+    public init(thumbnailer: Thumbnailer, cache: ThumbnailCache) {
+        self.thumbnailer = thumbnailer
+        self.cache = cache
+    }
+
+    /// The thumbnail `spec` asks of the stored file `key`, whose bytes are at `path`, opened.
+    public func thumbnail(ofFile key: String, at path: String, spec: ThumbnailSpec) async throws(ThumbnailError) -> ThumbnailCache.Hit {
+        let name = ThumbnailCache.name(fileKey: key, spec: spec)
+        if let hit = cache.open(name) { return hit }
+        let temporary = cache.temporaryPath()
+        let made: Thumbnailer.Made
+        do {
+            made = try await thumbnailer.make(from: path, spec: spec, to: temporary)
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw error
+        }
+        return try cache.keep(temporary, as: name, format: made.format)
+    }
+}

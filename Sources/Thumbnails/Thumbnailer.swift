@@ -1,0 +1,179 @@
+import CVips
+import Dispatch
+import Foundation
+
+/// Makes thumbnails with libvips, within `limits`: the original's bytes and header-declared
+/// pixels are checked before any pixel is decoded, the pixels are then streamed top to bottom
+/// (never the whole original in memory), at most `gate.slots` are made at once, and each is
+/// stopped at its time budget.
+public struct Thumbnailer: Sendable {
+    /// What one thumbnail may cost.
+    public var limits: ThumbnailLimits
+    /// How many are made at once.
+    public let gate: ThumbnailGate
+
+    /// What was made.
+    public struct Made: Sendable, Equatable {
+        /// The thumbnail's size.
+        public var width: Int
+        /// The thumbnail's size.
+        public var height: Int
+        /// Its format.
+        public var format: ThumbnailSpec.Format
+    }
+
+    /// Creates a thumbnailer.
+    public init(limits: ThumbnailLimits = ThumbnailLimits(), gate: ThumbnailGate = ThumbnailGate(slots: 2, maxWait: .seconds(2))) {
+        self.limits = limits
+        self.gate = gate
+    }
+
+    /// The loaders read (by libvips' class name, for a file source), with the format a
+    /// thumbnail keeps when the URL names none. Anything else, SVG, PDF and the formats only
+    /// ImageMagick reads included, is no image here.
+    static let loaders: [String: ThumbnailSpec.Format] = [
+        "VipsForeignLoadJpegSource": .jpg, "VipsForeignLoadPngSource": .png, "VipsForeignLoadWebpSource": .webp,
+        "VipsForeignLoadNsgifSource": .gif, "VipsForeignLoadTiffSource": .jpg, "VipsForeignLoadHeifSource": .jpg,
+    ]
+
+    /// Makes the thumbnail `spec` asks of the image file at `source`, written to `destination`.
+    public func make(from source: String, spec: ThumbnailSpec, to destination: String) async throws(ThumbnailError) -> Made {
+        let size = (try? FileManager.default.attributesOfItem(atPath: source)[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= limits.maxSourceBytes else {
+            throw ThumbnailError(
+                .imageTooLarge, "Thumbnails are made of images up to \(limits.maxSourceBytes / (1024 * 1024)) MB; this one has \(size) bytes.")
+        }
+        guard await gate.enter() else {
+            throw ThumbnailError(.busy, "Too many thumbnails are being made; try again shortly.")
+        }
+        defer { gate.leave() }
+        let limits = self.limits
+        // libvips blocks its thread for the whole pipeline: a thread of Dispatch's, never one of
+        // the cooperative pool the server's requests run on.
+        let result: Result<Made, ThumbnailError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(ThumbnailError) in
+                    try Self.render(source: source, spec: spec, destination: destination, limits: limits)
+                })
+            }
+        }
+        return try result.get()
+    }
+
+    /// The whole libvips pipeline, on the calling thread.
+    static func render(source path: String, spec: ThumbnailSpec, destination: String, limits: ThumbnailLimits) throws(ThumbnailError)
+        -> Made
+    {
+        guard Vips.started else { throw ThumbnailError(.storage, "libvips could not start: \(Vips.takeError())") }
+        guard let source = vips_source_new_from_file(path) else {
+            throw ThumbnailError(.storage, "Could not open \(path): \(Vips.takeError())")
+        }
+        let loaderName = vips_foreign_find_load_source(source).map { String(cString: $0) }
+        g_object_unref(source)
+        guard let loaderName, let originalFormat = loaders[loaderName] else {
+            _ = Vips.takeError()
+            throw ThumbnailError(.notAnImage, "The file is not an image thumbnails are made of (JPEG, PNG, WebP, GIF, TIFF, HEIF).")
+        }
+        // The header only: no pixel is decoded before the checks.
+        var image = try open(path, shrink: 1)
+        defer { g_object_unref(image) }
+        let sourceWidth = Int(vips_image_get_width(image))
+        let sourceHeight = Int(vips_image_get_height(image))
+        guard sourceWidth <= limits.maxSourceSide, sourceHeight <= limits.maxSourceSide,
+            sourceWidth * sourceHeight <= limits.maxSourcePixels
+        else {
+            throw ThumbnailError(
+                .imageTooLarge,
+                "The image is \(sourceWidth)×\(sourceHeight); thumbnails are made of images up to \(limits.maxSourceSide) pixels a side and \(limits.maxSourcePixels) pixels."
+            )
+        }
+        let geometry = ThumbnailGeometry(sourceWidth: sourceWidth, sourceHeight: sourceHeight, spec: spec)
+        guard geometry.width <= limits.maxSide, geometry.height <= limits.maxSide,
+            geometry.width * geometry.height <= limits.maxPixels
+        else {
+            throw ThumbnailError(
+                .thumbnailTooLarge,
+                "The thumbnail would be \(geometry.width)×\(geometry.height); thumbnails are up to \(limits.maxSide) pixels a side and \(limits.maxPixels) pixels."
+            )
+        }
+        // A JPEG decodes at 1/2, 1/4 or 1/8 of its size for a fraction of the work; a factor
+        // of two is left for the resize so its quality is the same.
+        if originalFormat == .jpg, loaderName == "VipsForeignLoadJpegSource" {
+            let shrink = [8, 4, 2].first {
+                sourceWidth / $0 >= 2 * geometry.scaledWidth && sourceHeight / $0 >= 2 * geometry.scaledHeight
+            }
+            if let shrink {
+                let shrunk = try open(path, shrink: shrink)
+                g_object_unref(image)
+                image = shrunk
+            }
+        }
+        let killSwitch = VipsKillSwitch(budget: limits.timeBudget)
+        killSwitch.watch(image)
+        defer { killSwitch.finish() }
+        let format = spec.format ?? originalFormat
+        do {
+            try save(image, geometry: geometry, format: format, spec: spec, to: destination)
+        } catch {
+            try? FileManager.default.removeItem(atPath: destination)
+            let detail = Vips.takeError()
+            if killSwitch.fired {
+                throw ThumbnailError(.timedOut, "Making the thumbnail took longer than \(limits.timeBudget).")
+            }
+            throw ThumbnailError(.notAnImage, "The image could not be decoded (\(detail.prefix(200))).")
+        }
+        return Made(width: geometry.width, height: geometry.height, format: format)
+    }
+
+    /// The original, opened for one sequential read (`shrink` for JPEG's shrink-on-load).
+    private static func open(_ path: String, shrink: Int) throws(ThumbnailError) -> UnsafeMutablePointer<VipsImage> {
+        guard let source = vips_source_new_from_file(path) else {
+            throw ThumbnailError(.storage, "Could not open \(path): \(Vips.takeError())")
+        }
+        defer { g_object_unref(source) }
+        guard let image = fh_vips_open(source, Int32(shrink)) else {
+            throw ThumbnailError(.notAnImage, "The image's header could not be read (\(Vips.takeError().prefix(200))).")
+        }
+        return image
+    }
+
+    /// Scales, cuts and writes; any libvips failure is thrown as a bare `VipsFailure`.
+    private static func save(
+        _ image: UnsafeMutablePointer<VipsImage>, geometry: ThumbnailGeometry, format: ThumbnailSpec.Format, spec: ThumbnailSpec,
+        to destination: String
+    ) throws(VipsFailure) {
+        var held: [UnsafeMutablePointer<VipsImage>] = []
+        defer { held.forEach { g_object_unref($0) } }
+        func step(_ operation: (UnsafeMutablePointer<UnsafeMutablePointer<VipsImage>?>) -> Int32) throws(VipsFailure)
+            -> UnsafeMutablePointer<VipsImage>
+        {
+            var out: UnsafeMutablePointer<VipsImage>?
+            guard operation(&out) == 0, let out else { throw VipsFailure() }
+            held.append(out)
+            return out
+        }
+        var current = image
+        current = try step { fh_vips_resize(current, $0, Int32(geometry.scaledWidth), Int32(geometry.scaledHeight)) }
+        if geometry.crops {
+            let left = (geometry.scaledWidth - geometry.width) / 2
+            let top = (geometry.scaledHeight - geometry.height) / 2
+            current = try step { fh_vips_crop(current, $0, Int32(left), Int32(top), Int32(geometry.width), Int32(geometry.height)) }
+        }
+        if format == .jpg, vips_image_hasalpha(current) != 0 {
+            current = try step { fh_vips_flatten_white(current, $0) }
+        }
+        let interlace: Int32 = spec.interlace ? 1 : 0
+        let quality = Int32(spec.quality)
+        let result: Int32 =
+            switch format {
+            case .jpg: fh_vips_save_jpeg(current, destination, quality, interlace)
+            case .png: fh_vips_save_png(current, destination, interlace)
+            case .webp: fh_vips_save_webp(current, destination, quality)
+            case .gif: fh_vips_save_gif(current, destination)
+            }
+        guard result == 0 else { throw VipsFailure() }
+    }
+}
+
+/// A libvips call failed; its text is in libvips' error buffer.
+struct VipsFailure: Error {}

@@ -1,0 +1,170 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import Thumbnails
+
+/// Thumbnails made with libvips, decoded with libvips: sizes, formats, and every bound.
+@Suite struct ThumbnailerTests {
+    /// A temporary directory of the test's own, removed after `body`.
+    static func inDirectory<Value>(_ body: (String) async throws -> Value) async throws -> Value {
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        return try await body(directory)
+    }
+
+    /// Writes `bytes` to `name` in `directory`; its path.
+    static func file(_ bytes: [UInt8], _ name: String, in directory: String) throws -> String {
+        let path = directory + "/" + name
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Makes `spec` of `source` and decodes the answer.
+    static func make(
+        _ thumbnailer: Thumbnailer = Thumbnailer(), _ source: String, _ spec: ThumbnailSpec, in directory: String
+    ) async throws -> (made: Thumbnailer.Made, decoded: ImageFixture.Decoded) {
+        let output = directory + "/out-\(UUID().uuidString)"
+        let made = try await thumbnailer.make(from: source, spec: spec, to: output)
+        let decoded = try ImageFixture.decode(Array(try Data(contentsOf: URL(fileURLWithPath: output))))
+        return (made, decoded)
+    }
+
+    @Test(arguments: [ThumbnailSpec.Format.png, .jpg, .webp, .gif])
+    func everyModeHasItsSizeAndFormat(source format: ThumbnailSpec.Format) async throws {
+        try await Self.inDirectory { directory in
+            let source = try Self.file(
+                try ImageFixture.encoded(width: 640, height: 480, format: format), "source.\(format.rawValue)", in: directory)
+            let cases: [(spec: ThumbnailSpec, width: Int, height: Int)] = [
+                (ThumbnailSpec(mode: 0, width: 100, height: 100), 100, 75),
+                (ThumbnailSpec(version: 1, mode: 1, width: 100, height: 100), 100, 100),
+                (ThumbnailSpec(mode: 2, width: 100, height: 100), 100, 75),
+                (ThumbnailSpec(mode: 2, height: 60), 80, 60),
+                (ThumbnailSpec(mode: 3, width: 100, height: 100), 133, 100),
+                (ThumbnailSpec(mode: 4, width: 200, height: 100), 200, 150),
+                (ThumbnailSpec(mode: 5, width: 200, height: 100), 200, 100),
+                (ThumbnailSpec(mode: 2, width: 2000, height: 2000), 640, 480),
+            ]
+            for item in cases {
+                let (made, decoded) = try await Self.make(Thumbnailer(), source, item.spec, in: directory)
+                #expect(decoded.width == item.width && decoded.height == item.height, "\(item.spec): \(decoded)")
+                #expect(made.width == item.width && made.height == item.height, "\(item.spec): \(made)")
+                // No format asked: the original's.
+                #expect(decoded.format == format && made.format == format, "\(item.spec): \(decoded)")
+            }
+        }
+    }
+
+    @Test func theAskedFormatIsWritten() async throws {
+        try await Self.inDirectory { directory in
+            let source = try Self.file(try ImageFixture.encoded(width: 300, height: 200, format: .png, alpha: true), "a.png", in: directory)
+            for format in ThumbnailSpec.Format.allCases {
+                for interlace in [false, true] where !(interlace && format == .gif) {
+                    let spec = ThumbnailSpec(mode: 1, width: 50, height: 50, quality: 30, format: format, interlace: interlace)
+                    let (made, decoded) = try await Self.make(Thumbnailer(), source, spec, in: directory)
+                    #expect(decoded.format == format && made.format == format, "\(spec): \(decoded)")
+                    #expect(decoded.width == 50 && decoded.height == 50, "\(spec): \(decoded)")
+                    // JPEG has no alpha: the image is put on white; the others keep it.
+                    if format == .jpg { #expect(decoded.bands == 3, "\(decoded)") }
+                    if format == .png || format == .webp { #expect(decoded.bands == 4, "\(decoded)") }
+                }
+            }
+        }
+    }
+
+    @Test func aDecompressionBombIsRefusedFromItsHeader() async throws {
+        try await Self.inDirectory { directory in
+            for (width, height) in [(50_000, 50_000), (30_001, 10), (20_000, 20_000)] {
+                let source = try Self.file(ImageFixture.pngClaiming(width: width, height: height), "bomb.png", in: directory)
+                #expect(try Data(contentsOf: URL(fileURLWithPath: source)).count < 100)
+                let error = await #expect(throws: ThumbnailError.self) {
+                    try await Self.make(Thumbnailer(), source, ThumbnailSpec(mode: 2, width: 10), in: directory)
+                }
+                #expect(error?.kind == .imageTooLarge, "\(width)×\(height): \(String(describing: error))")
+            }
+            // Within the pixel limits the same lie is caught by the decoder: its rows are missing.
+            let small = try Self.file(ImageFixture.pngClaiming(width: 2000, height: 2000), "lie.png", in: directory)
+            let error = await #expect(throws: ThumbnailError.self) {
+                try await Self.make(Thumbnailer(), small, ThumbnailSpec(mode: 2, width: 10), in: directory)
+            }
+            #expect(error?.kind == .notAnImage, "\(String(describing: error))")
+        }
+    }
+
+    @Test func whatIsNoImageIsRefused() async throws {
+        try await Self.inDirectory { directory in
+            let png = try ImageFixture.encoded(width: 400, height: 400, format: .png)
+            let files: [(String, [UInt8])] = [
+                ("text.txt", Array("just some words".utf8)),
+                ("empty.png", []),
+                // SVG is read by librsvg, which libvips marks untrusted: refused.
+                ("image.svg", Array(#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>"#.utf8)),
+                ("cut.png", Array(png.prefix(png.count / 3))),
+                ("page.pdf", Array("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF".utf8)),
+            ]
+            for (name, bytes) in files {
+                let source = try Self.file(bytes, name, in: directory)
+                let error = await #expect(throws: ThumbnailError.self, "\(name)") {
+                    try await Self.make(Thumbnailer(), source, ThumbnailSpec(mode: 2, width: 10), in: directory)
+                }
+                #expect(error?.kind == .notAnImage, "\(name): \(String(describing: error))")
+            }
+        }
+    }
+
+    @Test func boundsOfTheOriginalAndTheThumbnail() async throws {
+        try await Self.inDirectory { directory in
+            let source = try Self.file(try ImageFixture.encoded(width: 600, height: 400, format: .png), "a.png", in: directory)
+            var limits = ThumbnailLimits()
+            limits.maxSourceBytes = 100
+            var error = await #expect(throws: ThumbnailError.self) {
+                try await Self.make(Thumbnailer(limits: limits), source, ThumbnailSpec(mode: 2, width: 10), in: directory)
+            }
+            #expect(error?.kind == .imageTooLarge)
+            limits = ThumbnailLimits()
+            limits.maxSide = 500
+            error = await #expect(throws: ThumbnailError.self) {
+                try await Self.make(Thumbnailer(limits: limits), source, ThumbnailSpec(mode: 3, width: 550), in: directory)
+            }
+            #expect(error?.kind == .thumbnailTooLarge)
+            limits = ThumbnailLimits()
+            limits.maxPixels = 1000
+            error = await #expect(throws: ThumbnailError.self) {
+                try await Self.make(Thumbnailer(limits: limits), source, ThumbnailSpec(mode: 2, width: 100), in: directory)
+            }
+            #expect(error?.kind == .thumbnailTooLarge)
+        }
+    }
+
+    /// A budget already spent when the pipeline starts: libvips' kill flag is set before any
+    /// pixel is computed, so the outcome doesn't depend on the machine's speed.
+    @Test func theTimeBudgetStopsThePipeline() async throws {
+        try await Self.inDirectory { directory in
+            let source = directory + "/big.png"
+            try ImageFixture.write(width: 3000, height: 3000, format: .png, to: source)
+            var limits = ThumbnailLimits()
+            limits.timeBudget = .zero
+            let output = directory + "/out.png"
+            let error = await #expect(throws: ThumbnailError.self) {
+                try await Thumbnailer(limits: limits).make(from: source, spec: ThumbnailSpec(mode: 2, width: 100), to: output)
+            }
+            #expect(error?.kind == .timedOut, "\(String(describing: error))")
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
+    }
+
+    @Test func pastTheSlotsARequestIsRefused() async throws {
+        try await Self.inDirectory { directory in
+            let source = try Self.file(try ImageFixture.encoded(width: 60, height: 40, format: .png), "a.png", in: directory)
+            let gate = ThumbnailGate(slots: 1, maxWait: .zero)
+            #expect(await gate.enter())
+            let error = await #expect(throws: ThumbnailError.self) {
+                try await Self.make(Thumbnailer(gate: gate), source, ThumbnailSpec(mode: 2, width: 10), in: directory)
+            }
+            #expect(error?.kind == .busy)
+            gate.leave()
+            #expect(try await Self.make(Thumbnailer(gate: gate), source, ThumbnailSpec(mode: 2, width: 10), in: directory).decoded.width == 10)
+            #expect(gate.busySlots == 0)
+        }
+    }
+}
