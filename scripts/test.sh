@@ -16,12 +16,13 @@ swift build --build-tests
 # most of a test is waiting on storage, JavaScript workers or child processes; bounded, so the
 # tests with deadlines inside (hooks, scripts, outbound calls) keep their margins on two cores.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${FUNCTIONHOST_TEST_WIDTH:-8}
-# Measured on the whole process's memory, so alone (see FileMemoryTests).
-alone="FileMemoryTests"
+# Measured on the whole process's memory, so alone (see FileMemoryTests; ThumbnailMemoryTests reads
+# libvips' process-wide high-water mark).
+alone="FileMemoryTests|ThumbnailMemoryTests"
 
 echo "== Every test, on SQLite"
 env -u FUNCTIONHOST_TEST_DATABASE_URL swift test --skip-build --skip "$alone"
-echo "== A 200 MB file through the server, its memory measured with no other test running"
+echo "== A 200 MB file through the server and an 8000×8000 thumbnail, their memory measured with no other test running"
 env -u FUNCTIONHOST_TEST_DATABASE_URL swift test --skip-build --filter "$alone"
 
 # A real client: the official LeanCloud JavaScript SDK's own suite, every in-scope test.
