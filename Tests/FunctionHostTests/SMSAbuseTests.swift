@@ -56,6 +56,26 @@ import Testing
         }
     }
 
+    @Test func aNumberOrAddressWrittenAnotherWayIsCountedAsOne() async throws {
+        try await VerificationTests.run(configure: { $0.publicURL = "https://api.example.com" }) { api in
+            #expect(try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": "+8613812345678"]).status == .ok)
+            for other in ["13812345678", "008613812345678"] {
+                expectError(try await api.post("/1.1/requestSmsCode", ["mobilePhoneNumber": .string(other)]), code: 601)
+            }
+            // One mailbox, its address cased two ways (two accounts, one inbox): one mail a
+            // minute, whichever way the address is written.
+            for (index, email) in ["Target@Victim.test", "target@VICTIM.test"].enumerated() {
+                let signup = try await api.post("/1.1/users", ["username": .string("t\(index)"), "password": "pw", "email": .string(email)])
+                #expect(signup.status == .created, "\(signup)")
+            }
+            let before = try await Self.sentCount(api)
+            let first = try await api.post("/1.1/requestEmailVerify", ["email": "Target@Victim.test"])
+            #expect(first.status == .ok, "\(first)")
+            expectError(try await api.post("/1.1/requestEmailVerify", ["email": "target@VICTIM.test"]), code: 1)
+            #expect(try await Self.sentCount(api) == before + 1)
+        }
+    }
+
     @Test func theClientsWindowReopensAndRefusedRequestsDontFillIt() async throws {
         let clock = TestClock()
         try await VerificationTests.run(clock: clock, configure: { $0.messageProtection.limits.perClient = .init(count: 2, period: 3600) }) { api in

@@ -59,6 +59,17 @@ import Testing
             var toAlices = StatusTests.toFollowers(of: alice, "spam")
             toAlices = .object((toAlices.objectValue ?? [:]).merging(["data": ["message": "spam"]]) { $1 })
             expectError(try await api.post("/1.1/statuses", headers: bobSession, toAlices), code: 119)
+            // Nor through `_Followee`, the same graph the other way round (followee = alice lists
+            // alice's followers); his own follows' rows only.
+            let viaFollowee: JSONValue = [
+                "query": ["className": "_Followee", "keys": "user", "where": ["followee": StatusTests.pointer(alice)]],
+                "data": ["message": "spam"], "inboxType": "private",
+            ]
+            expectError(try await api.post("/1.1/statuses", headers: bobSession, viaFollowee), code: 119)
+            let everyone: JSONValue = [
+                "query": ["className": "_Followee", "keys": "followee"], "data": ["message": "spam"], "inboxType": "private",
+            ]
+            expectError(try await api.post("/1.1/statuses", headers: bobSession, everyone), code: 119)
             // No session: 206.
             expectError(try await api.post("/1.1/statuses", headers: Headers.client, StatusTests.toFollowers(of: alice, "x")), code: 206)
             #expect(try await StatusTests.counts(api, carol, carolSession) == (0, 0))

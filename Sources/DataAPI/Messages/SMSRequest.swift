@@ -89,7 +89,10 @@ public struct SMSRequest: Sendable, Hashable {
         }
         // A newline or other control character would reshape the text; the brackets are the
         // signature's (LeanCloud refuses them in values too).
-        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "【" || $0 == "】" })
+        // So would an invisible format character (a right-to-left override reorders what the
+        // reader sees, a zero-width space hides a word) or a line or paragraph separator.
+        let reshaping: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
+        guard !text.unicodeScalars.contains(where: { reshaping.contains($0.properties.generalCategory) || $0 == "【" || $0 == "】" })
         else {
             throw DataAPIError(.smsTemplateRenderFailed, "Template variable \(key) holds control characters or 【】.")
         }

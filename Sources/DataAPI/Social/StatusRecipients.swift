@@ -7,6 +7,8 @@ import JSON
 /// - `{"className": "_Follower", "keys": "follower", "where": {"user": <sender>}}`: the sender's
 ///   followers. A client names only its own followers (119 otherwise): a status goes out as its
 ///   sender, to the sender's audience.
+/// - `_Followee` the same way: a client's `where` pins `user` (its followees) or `followee` (its
+///   followers) to itself.
 /// - `{"className": "_User", "where": {"objectId": <id>}}`: one user (a private message); the
 ///   user must exist (211), whoever may list users.
 /// - `{"className": "_User", "where": ...}`: the users the sender may find (a client finds its
@@ -52,6 +54,18 @@ struct StatusRecipients {
             }
             parameters["keys"] = "follower"
             field = "follower"
+        case SocialRules.followeeClass:
+            // `_Followee` holds the same graph the other way round: `followee = B` lists B's
+            // followers. A client reaches only the rows of its own follows, as with `_Follower`.
+            if !caller.isMaster, SocialRules.pointedUser(condition?["user"]) != sender,
+                SocialRules.pointedUser(condition?["followee"]) != sender
+            {
+                throw DataAPIError(.operationForbidden, "A status goes to its sender's own followers or followees only.")
+            }
+            guard let keys = parameters["keys"]?.stringValue, keys == "user" || keys == "followee" else {
+                throw DataAPIError(.badParameters, "A status's query on _Followee names in keys user or followee.")
+            }
+            field = keys
         default:
             guard let keys = parameters["keys"]?.stringValue, Names.isValidFieldName(keys) else {
                 throw DataAPIError(.badParameters, "A status's query on \(className) names in keys the one _User Pointer field it reaches.")

@@ -253,7 +253,7 @@ public struct UserVerification: Sendable {
         let lifetime = reset ? settings.passwordResetLifetime : settings.emailLinkLifetime
         let token = try await codes.issue(purpose, to: email, userId: user.objectId, ttl: lifetime, link: true)
         let link = reset ? links.resetPassword(token) : links.verifyEmail(token)
-        let name = user.fields["username"]?.stringValue ?? email
+        let name = Self.mailName(user.fields["username"]?.stringValue ?? email)
         let text =
             reset
             ? "Hello \(name), open this link to choose a new password for \(settings.appName): \(link)"
@@ -266,6 +266,20 @@ public struct UserVerification: Sendable {
         ]
         try await deliver(message)
     }
+
+    /// A username as the app's mail shows it: line breaks, other control and format characters
+    /// as spaces, at most 64 characters. A username is the client's text; long and on several
+    /// lines, it would read as the app's own words in a mail sent under its name (a phishing
+    /// note in the verification mail, to an address the client chose).
+    static func mailName(_ name: String) -> String {
+        let hidden: Set<Unicode.GeneralCategory> = [.control, .format, .lineSeparator, .paragraphSeparator]
+        let scalars = name.unicodeScalars.map { hidden.contains($0.properties.generalCategory) ? " " : $0 }
+        let flat = String(String.UnicodeScalarView(scalars))
+        return flat.count <= maxMailNameLength ? flat : String(flat.prefix(maxMailNameLength)) + "…"
+    }
+
+    /// The longest username a mail shows whole.
+    static let maxMailNameLength = 64
 
     private func deliver(_ message: OutgoingMessage) async throws {
         do {

@@ -104,7 +104,10 @@ package struct VerificationCodes: Sendable {
         _ purpose: Purpose, to target: String, userId: String? = nil, ttl: TimeInterval, link: Bool = false
     ) async throws -> String {
         let time = now().timeIntervalSince1970
-        let sent = try await records(where: ["target": .string(target)])
+        // Counted by the destination as it is delivered, not as it is written: `A@x.com` and
+        // `a@X.com` reach one mailbox, `+8613…`, `008613…` and `13…` one phone.
+        let destination = Self.destination(of: target)
+        let sent = try await records(where: ["destination": .string(destination)])
         let recent = sent.filter { ($0.fields["sentAt"]?.doubleValue ?? 0) > time - 86_400 }
         if recent.contains(where: { ($0.fields["sentAt"]?.doubleValue ?? 0) > time - limits.minimumInterval })
             || recent.count >= limits.dailyLimit
@@ -121,12 +124,28 @@ package struct VerificationCodes: Sendable {
         }
         let code = link ? Self.randomToken() : Self.randomDigits()
         var record: [String: JSONValue] = [
-            "purpose": .string(purpose.rawValue), "target": .string(target), "codeHash": .string(secret.digest(of: code)),
+            "purpose": .string(purpose.rawValue), "target": .string(target), "destination": .string(destination),
+            "codeHash": .string(secret.digest(of: code)),
             "sentAt": .double(time), "expiresAt": .double(time + ttl), "attempts": 0, "used": false, "ACL": [:],
         ]
         if let userId { record["userId"] = .string(userId) }
         _ = try await data.create(Self.className, body: record, caller: Self.caller)
         return code
+    }
+
+    /// Where a code for `target` is delivered, for the send limits: an email address in lower
+    /// case; a phone number's digits with its country code (`+86` for a mainland number written
+    /// without one, LeanCloud's default region; `00` read as `+`).
+    static func destination(of target: String) -> String {
+        if target.contains("@") { return target.lowercased() }
+        var digits = String(target.unicodeScalars.filter { ("0"..."9").contains($0) }.map(Character.init))
+        if target.hasPrefix("+") { return "+" + digits }
+        if digits.hasPrefix("00") {
+            digits.removeFirst(2)
+            return "+" + digits
+        }
+        if digits.count == 11, digits.hasPrefix("1") { return "+86" + digits }
+        return digits.isEmpty ? target : digits
     }
 
     /// Accepts a code for `purpose` (sent to `target`, when given) once: a second use, an
