@@ -10,6 +10,9 @@ public struct ThumbnailLimits: Sendable, Equatable {
     public var maxSourceSide = 30_000
     /// The most pixels of an original (width × height, from its header).
     public var maxSourcePixels = 150_000_000
+    /// The most pixels of an original its decoder holds whole (GIF, WebP, HEIF, interlaced PNG,
+    /// progressive JPEG): 4096 × 4096, 64 MB as RGBA, so two slots hold at most ~130 MB.
+    public var maxBufferedPixels = 16_777_216
     /// The longest side of a thumbnail.
     public var maxSide = ThumbnailSpec.maxSide
     /// The most pixels of a thumbnail.

@@ -79,12 +79,17 @@ public struct Thumbnailer: Sendable {
         defer { g_object_unref(image) }
         let sourceWidth = Int(vips_image_get_width(image))
         let sourceHeight = Int(vips_image_get_height(image))
+        // GIF, WebP and HEIF decoders, and interlaced PNG or progressive JPEG, hold the whole
+        // image while decoding (a 35-byte GIF claiming 12000×12000 took 600 MB): those are held
+        // to what fits one buffer of `maxBufferedPixels`. The others stream a few rows at a time.
+        let buffered = Self.buffersWholeImage(loaderName) || Self.isInterlaced(image)
+        let pixelLimit = buffered ? min(limits.maxSourcePixels, limits.maxBufferedPixels) : limits.maxSourcePixels
         guard sourceWidth <= limits.maxSourceSide, sourceHeight <= limits.maxSourceSide,
-            sourceWidth * sourceHeight <= limits.maxSourcePixels
+            sourceWidth * sourceHeight <= pixelLimit
         else {
             throw ThumbnailError(
                 .imageTooLarge,
-                "The image is \(sourceWidth)×\(sourceHeight); thumbnails are made of images up to \(limits.maxSourceSide) pixels a side and \(limits.maxSourcePixels) pixels."
+                "The image is \(sourceWidth)×\(sourceHeight); thumbnails are made of images up to \(limits.maxSourceSide) pixels a side and \(pixelLimit) pixels (\(limits.maxBufferedPixels) for GIF, WebP, HEIF and interlaced images)."
             )
         }
         let geometry = ThumbnailGeometry(sourceWidth: sourceWidth, sourceHeight: sourceHeight, spec: spec)
@@ -116,13 +121,28 @@ public struct Thumbnailer: Sendable {
             try save(image, geometry: geometry, format: format, spec: spec, to: destination)
         } catch {
             try? FileManager.default.removeItem(atPath: destination)
-            let detail = Vips.takeError()
+            // libvips' error text is process-wide (another request's file paths and keys may be
+            // in it): it is cleared, never answered.
+            _ = Vips.takeError()
             if killSwitch.fired {
                 throw ThumbnailError(.timedOut, "Making the thumbnail took longer than \(limits.timeBudget).")
             }
-            throw ThumbnailError(.notAnImage, "The image could not be decoded (\(detail.prefix(200))).")
+            throw ThumbnailError(.notAnImage, "The image could not be decoded.")
         }
         return Made(width: geometry.width, height: geometry.height, format: format)
+    }
+
+    /// Whether the loader decodes a whole image (or frame) into memory at once.
+    static func buffersWholeImage(_ loaderName: String) -> Bool {
+        ["VipsForeignLoadNsgifSource", "VipsForeignLoadWebpSource", "VipsForeignLoadHeifSource"].contains(loaderName)
+    }
+
+    /// Whether the header says the image is interlaced (Adam7 PNG, progressive JPEG), which
+    /// libvips decodes whole before the first row is out.
+    static func isInterlaced(_ image: UnsafeMutablePointer<VipsImage>) -> Bool {
+        guard vips_image_get_typeof(image, "interlaced") != 0 else { return false }
+        var value: Int32 = 0
+        return vips_image_get_int(image, "interlaced", &value) == 0 && value != 0
     }
 
     /// The original, opened for one sequential read (`shrink` for JPEG's shrink-on-load).
@@ -132,7 +152,8 @@ public struct Thumbnailer: Sendable {
         }
         defer { g_object_unref(source) }
         guard let image = fh_vips_open(source, Int32(shrink)) else {
-            throw ThumbnailError(.notAnImage, "The image's header could not be read (\(Vips.takeError().prefix(200))).")
+            _ = Vips.takeError()
+            throw ThumbnailError(.notAnImage, "The image's header could not be read.")
         }
         return image
     }

@@ -108,7 +108,33 @@ import Testing
                     try await Self.make(Thumbnailer(), source, ThumbnailSpec(mode: 2, width: 10), in: directory)
                 }
                 #expect(error?.kind == .notAnImage, "\(name): \(String(describing: error))")
+                // libvips' error text (process-wide: other requests' paths) is never answered.
+                #expect(error?.message.contains(directory) == false && error?.message.contains("/") == false, "\(String(describing: error))")
             }
+        }
+    }
+
+    /// A GIF of `width`×`height` whose one frame is empty: 35 bytes whatever its size (an
+    /// attacker's file: the decoder allocates the whole canvas).
+    static func emptyGIF(width: Int, height: Int) -> [UInt8] {
+        func le16(_ value: Int) -> [UInt8] { [UInt8(value & 0xff), UInt8(value >> 8)] }
+        return Array("GIF89a".utf8) + le16(width) + le16(height) + [0x80, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0x2c]
+            + le16(0) + le16(0) + le16(width) + le16(height) + [0, 0x02, 0x02, 0x44, 0x01, 0, 0x3b]
+    }
+
+    @Test func formatsDecodedWholeHaveASmallerPixelBound() async throws {
+        try await Self.inDirectory { directory in
+            // 5000×4000 (20 M pixels) is within the streamed formats' bound, past the buffered ones'.
+            let bomb = try Self.file(Self.emptyGIF(width: 5000, height: 4000), "bomb.gif", in: directory)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: bomb)).count == 35)
+            let error = await #expect(throws: ThumbnailError.self) {
+                try await Self.make(Thumbnailer(), bomb, ThumbnailSpec(mode: 2, width: 10), in: directory)
+            }
+            #expect(error?.kind == .imageTooLarge && error?.message.contains("16777216") == true, "\(String(describing: error))")
+            // Within the bound it is made.
+            let small = try Self.file(Self.emptyGIF(width: 400, height: 300), "small.gif", in: directory)
+            let made = try await Self.make(Thumbnailer(), small, ThumbnailSpec(mode: 2, width: 40), in: directory)
+            #expect(made.decoded.width == 40 && made.decoded.height == 30)
         }
     }
 
