@@ -156,8 +156,6 @@ let package = Package(
             dependencies: [
                 "DataAPI",
                 "JSON",
-                // A task's objectId is a digest of its uniqueId (the database keeps it unique).
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -182,8 +180,6 @@ let package = Package(
             dependencies: [
                 "DataAPI",
                 "JSON",
-                // A record's objectId is a digest of its name (the database keeps it unique).
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

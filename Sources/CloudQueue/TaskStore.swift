@@ -1,4 +1,3 @@
-import Crypto
 import DataAPI
 import Foundation
 import JSON
@@ -26,7 +25,7 @@ struct TaskStore: Sendable {
     /// may call) can't take the ids production's code dedupes its jobs by.
     static func objectId(of uniqueId: String, in environment: EnvironmentName) -> String {
         let key = environment == .production ? uniqueId : "\(environment.rawValue)/\(uniqueId)"
-        return "q" + SHA256.hash(data: Data(key.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        return DerivedObjectId.make("q", from: key)
     }
 
     /// Stores a new task.

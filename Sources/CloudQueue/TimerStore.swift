@@ -1,4 +1,3 @@
-import Crypto
 public import DataAPI
 import Foundation
 import JSON
@@ -27,7 +26,7 @@ public struct TimerStore: Sendable {
     /// The objectId of a timer's record: `t` and 24 hex digits of its name's SHA-256 (names hold
     /// `-` and `_`, which objectIds don't). The database keeps it unique: one record per name.
     static func objectId(of name: String) -> String {
-        "t" + SHA256.hash(data: Data(name.utf8)).prefix(12).map { String(format: "%02x", $0) }.joined()
+        DerivedObjectId.make("t", from: name)
     }
 
     /// Every timer, by name.

@@ -1,4 +1,3 @@
-import Crypto
 public import DataAPI
 public import Foundation
 public import JSON
@@ -51,8 +50,7 @@ public struct Leaderboards: Sendable {
     /// An objectId from parts: a letter and 24 hex digits of their SHA-256, so one name (or one
     /// member's statistic) has one record and the database's unique ids refuse a second.
     static func recordId(_ prefix: String, _ parts: String...) -> String {
-        let digest = SHA256.hash(data: Data(parts.joined(separator: "\u{0}").utf8))
-        return prefix + digest.prefix(12).map { String(format: "%02x", $0) }.joined()
+        DerivedObjectId.make(prefix, from: parts.joined(separator: "\u{0}"))
     }
 
     static func boardId(_ name: String) -> String { recordId("b", name) }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 public import JSON
 
@@ -100,8 +99,7 @@ public enum SocialRules {
     /// pair (a follow, an inbox's mark) is created under it, so the database's key refuses a
     /// second one however many requests race.
     static func derivedId(_ parts: String...) -> String {
-        let digest = SHA256.hash(data: Data(parts.joined(separator: "\u{1}").utf8))
-        return String(digest.map { String(format: "%02x", $0) }.joined().prefix(24))
+        DerivedObjectId.make("", from: parts.joined(separator: "\u{1}"))
     }
 
     /// The server acting for a call, in the call's environment, hooks off: what writes the
