@@ -120,7 +120,10 @@ public enum FunctionHostServer {
         // A class this host's subscriptions watch, or one the feed says another host's do (a
         // cached set: an unwatched write costs no statement).
         let interest: @Sendable (String) -> Bool = { watched.contains($0) || feed.announces($0) }
-        plain.listeners = configuration.writeListeners + [ChangeFeedPublisher(feed: feed, interest: interest)]
+        // A deleted user leaves every leaderboard, whichever way he was deleted. Its records are
+        // the host's own, written through the service as it is before listeners (no hooks).
+        let deletedUsers = DeletedUserStatistics(leaderboards: Leaderboards(data: plain, logger: logger))
+        plain.listeners = configuration.writeListeners + [ChangeFeedPublisher(feed: feed, interest: interest), deletedUsers]
         let functionLogs = FunctionLogs()
         // Each environment loads the version it runs (the functions directory, at first start);
         // its hooks are read from there at every operation.

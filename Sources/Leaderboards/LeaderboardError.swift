@@ -51,6 +51,13 @@ public struct LeaderboardError: Error, Sendable, Hashable, CustomStringConvertib
         LeaderboardError(.notFound, code: 404, "Leaderboard '\(name.prefix(64))' not found.")
     }
 
+    /// A `sum` write that would take the kept sum past ±2^53, where a JSON number stops holding
+    /// every integer: refused, nothing of the request written.
+    public static func sumOutOfRange(_ name: String) -> LeaderboardError {
+        .badRequest(
+            "Adding to \(name.prefix(LeaderboardInput.maxNameLength)) would take its sum past ±\(Int64(LeaderboardInput.maxValue)); nothing was written.")
+    }
+
     /// The database failed; the underlying error is logged, not shown.
     public static let storageFailed = LeaderboardError(.storage, code: 1, "The leaderboard store failed; try again.")
 

@@ -67,15 +67,43 @@ extension Leaderboards {
             boards.append(board)
         }
         try await checkMemberExists(member, in: Set(boards.map(\.memberType)), kind: kind, store)
-        var results: [JSONValue] = []
-        for (board, item) in zip(boards, values) {
-            let kept = try await write(item.value, of: member, to: board, strategy: overwrite ? .last : board.updateStrategy, store)
-            results.append([
-                "statisticName": .string(board.statisticName), "version": .int(Int64(board.version)),
-                "statisticValue": LeaderboardInput.json(kept),
-            ])
+        let writes = zip(boards, values).map { (board: $0, value: $1.value, strategy: overwrite ? UpdateStrategy.last : $0.updateStrategy) }
+        // Sums first, each kept within ±2^53 (past it a JSON number loses digits): a sum that
+        // would pass it refuses the request before anything else is written.
+        let sums = writes.filter { $0.strategy == .sum }
+        try await checkSumRoom(sums.map { ($0.board, $0.value) }, of: member, store)
+        var kept: [String: Double] = [:]
+        var added: [SumAddition] = []
+        for write in sums {
+            do {
+                let addition = try await add(write.value, of: member, to: write.board, store)
+                added.append(addition)
+                kept[write.board.statisticName] = addition.kept
+            } catch {
+                // A concurrent write took the room the check saw: what this request added goes back.
+                await takeBack(added, store)
+                throw error
+            }
         }
-        return results
+        for write in writes where write.strategy != .sum {
+            kept[write.board.statisticName] = try await self.write(write.value, of: member, to: write.board, strategy: write.strategy, store)
+        }
+        if kind == .user {
+            // A user deleted while this request wrote: the delete's clean-up may have looked
+            // before these records existed, so they go now, and the write was to no user.
+            do {
+                try await checkMemberExists(member, in: ["_User"], kind: kind, store)
+            } catch where error.code == 211 {
+                await removeStatistics(ofUser: member, environment: caller.environment)
+                throw error
+            }
+        }
+        return writes.map { write in
+            [
+                "statisticName": .string(write.board.statisticName), "version": .int(Int64(write.board.version)),
+                "statisticValue": LeaderboardInput.json(kept[write.board.statisticName] ?? write.value),
+            ]
+        }
     }
 
     /// Refuses a user or object that doesn't exist (a statistic for nobody would rank).
@@ -114,10 +142,7 @@ extension Leaderboards {
                     return value
                 }
             case .sum:
-                let increment: JSONValue = ["__op": "Increment", "amount": .double(value)]
-                if let written = try await store.update(RecordStore.statistics, id: id, ["value": increment, "reachedAtMs": reached]) {
-                    return written.fields["value"]?.doubleValue ?? value
-                }
+                return try await add(value, of: member, to: board, store).kept
             case .better:
                 let better: JSONValue = ["value": [board.order == .descending ? "$lt" : "$gt": .double(value)]]
                 if try await store.update(RecordStore.statistics, id: id, ["value": .double(value), "reachedAtMs": reached], if: better)
@@ -132,11 +157,7 @@ extension Leaderboards {
                     return keptValue
                 }
             }
-            let fields: [String: JSONValue] = [
-                "statisticName": .string(board.statisticName), "generation": .string(board.generation),
-                "version": .int(Int64(board.version)), "member": .string(member), "memberKind": .string(board.memberKind.rawValue),
-                "value": .double(value), "reachedAtMs": reached,
-            ]
+            let fields = Self.statisticFields(board, member: member, value: value, reached: reached)
             if try await store.create(RecordStore.statistics, fields, objectId: id) != nil { return value }
         }
         throw .storageFailed

@@ -123,4 +123,38 @@ import Testing
             #expect(try await api.get(Self.boards + "/world/ranks").results.isEmpty, "nothing was written")
         }
     }
+
+    /// A deleted user leaves the boards whichever way he is deleted: by himself over REST, in a
+    /// `/batch` with the master key, by cloud code's data API.
+    @Test func aDeletedUserLeavesTheBoards() async throws {
+        var functions = FunctionRegistry()
+        functions.define("dropUser") { request -> JSONValue in
+            try await request.data.asMaster.withoutHooks.delete("_User", id: request.params["id"]?.stringValue ?? "")
+            return true
+        }
+        try await TestServer.run(functions: functions) { api in
+            let made = try await api.post(
+                "/1.1/leaderboard/leaderboards", headers: Headers.master, ["statisticName": "score", "versionChangeInterval": "never"])
+            #expect(made.status == .ok, "\(made)")
+            var users: [(id: String, session: HTTPFields)] = []
+            for (index, name) in ["ann", "ben", "cat", "dan"].enumerated() {
+                let user = try await FileFixture.signUp(api, name)
+                let wrote = try await api.post(
+                    "/1.1/leaderboard/users/self/statistics", headers: user.session,
+                    [["statisticName": "score", "statisticValue": .int(Int64(index))]])
+                #expect(wrote.status == .ok, "\(wrote)")
+                users.append(user)
+            }
+            #expect(try await api.delete("/1.1/users/\(users[3].id)", headers: users[3].session).status == .ok)
+            let batch: JSONValue = ["requests": [["method": "DELETE", "path": .string("/1.1/classes/_User/\(users[2].id)")]]]
+            let batched = try await api.post("/1.1/batch", headers: Headers.master, batch)
+            #expect(batched.json?.arrayValue?.first?["success"] != nil, "\(batched)")
+            #expect(try await api.post("/1.1/functions/dropUser", ["id": .string(users[1].id)]).status == .ok)
+            let ranks = try await api.get("/1.1/leaderboard/leaderboards/score/ranks?count=1")
+            #expect(ranks.results.compactMap { $0["user"]?["objectId"]?.stringValue } == [users[0].id], "\(ranks)")
+            #expect(ranks["count"] == 1)
+            #expect(ranks.results.first?["rank"] == 0)
+            #expect(try await api.get("/1.1/leaderboard/leaderboards/score/ranks/\(users[2].id)").results.isEmpty)
+        }
+    }
 }
