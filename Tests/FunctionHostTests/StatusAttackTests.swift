@@ -88,12 +88,20 @@ import Testing
             let (alice, aliceSession) = try await FileFixture.signUp(api, "alice")
             let (bob, bobSession) = try await FileFixture.signUp(api, "bob")
             _ = try await api.post("/1.1/users/\(bob)/friendship/\(alice)", headers: bobSession, [:])
-            // More followers, rows the master key writes directly (their users needn't exist).
-            func addFollowers(_ range: Range<Int>) async throws {
-                let rows: [JSONValue] = range.map { n in
+            // More followers, rows the master key writes directly: users it makes (without a
+            // password), or ids that are no user's (a status reaches users only).
+            func addFollowers(_ range: Range<Int>, users: Bool = false) async throws {
+                var ids = range.map { String(format: "fan%05d", $0) }
+                if users {
+                    let accounts: [JSONValue] = ids.map { id -> JSONValue in ["method": "POST", "path": "/1.1/classes/_User", "body": ["username": .string(id)]] }
+                    let made = try await api.post("/1.1/batch", headers: Headers.master, ["requests": .array(accounts)])
+                    ids = made.json?.arrayValue?.compactMap { $0["success"]?["objectId"]?.stringValue } ?? []
+                    #expect(ids.count == range.count, "\(made)")
+                }
+                let rows: [JSONValue] = ids.map { id in
                     [
                         "method": "POST", "path": "/1.1/classes/_Follower",
-                        "body": ["user": StatusTests.pointer(alice), "follower": StatusTests.pointer(String(format: "fan%05d", n))],
+                        "body": ["user": StatusTests.pointer(alice), "follower": StatusTests.pointer(id)],
                     ]
                 }
                 let made = try await api.post("/1.1/batch", headers: Headers.master, ["requests": .array(rows)])
@@ -103,7 +111,7 @@ import Testing
                 try await api.get("/1.1/classes/_StatusInbox?count=1&limit=0", headers: Headers.master)["count"]
             }
             // 450 followers: read in three pages, every one reached.
-            try await addFollowers(0..<449)
+            try await addFollowers(0..<449, users: true)
             #expect(try await api.post("/1.1/statuses", headers: aliceSession, StatusTests.toFollowers(of: alice, "few")).status == .created)
             #expect(try await delivered() == 450)
             #expect(try await StatusTests.counts(api, bob, bobSession) == (1, 1))
@@ -114,6 +122,49 @@ import Testing
             #expect(try await api.get("/1.1/classes/_Status", headers: Headers.master).results.count == 1)
             #expect(try await delivered() == 450)
             #expect(try await StatusTests.counts(api, bob, bobSession) == (1, 1))
+        }
+    }
+
+    @Test func aStatusReachesOnlyUsersThatExist() async throws {
+        try await TestServer.run { api in
+            let ((alice, aliceSession), (bob, bobSession), (carol, _)) = try await StatusTests.followedByTwo(api)
+            let (dave, _) = try await FileFixture.signUp(api, "dave")
+            // Rows naming ids that are no user's (the master key writes any), and carol deleted.
+            var rows: [JSONValue] = ["ghost1", "ghost2"].map { ghost -> JSONValue in
+                ["method": "POST", "path": "/1.1/classes/_Follower", "body": ["user": StatusTests.pointer(alice), "follower": StatusTests.pointer(ghost)]]
+            }
+            rows += (0..<3).map { n -> JSONValue in
+                ["method": "POST", "path": "/1.1/classes/_Follower", "body": ["user": StatusTests.pointer(dave), "follower": StatusTests.pointer("ghost\(n)")]]
+            }
+            rows += ["ghost1", "ghost2"].map { ghost -> JSONValue in ["method": "POST", "path": "/1.1/classes/Post", "body": ["author": StatusTests.pointer(ghost)]] }
+            let made = try await api.post("/1.1/batch", headers: Headers.master, ["requests": .array(rows)])
+            #expect(made.json?.arrayValue?.allSatisfy { $0["success"] != nil } == true, "\(made)")
+            #expect(try await api.delete("/1.1/users/\(carol)", headers: Headers.master).status == .ok)
+            func delivered() async throws -> [String] {
+                let inboxes = try await api.get("/1.1/classes/_StatusInbox?limit=1000", headers: Headers.master)
+                return inboxes.results.compactMap { $0["owner"]?.stringValue }.sorted()
+            }
+            // To alice's followers: bob alone gets an inbox row.
+            #expect(try await api.post("/1.1/statuses", headers: aliceSession, StatusTests.toFollowers(of: alice, "hi")).status == .created)
+            #expect(try await delivered() == [bob])
+            #expect(try await StatusTests.counts(api, bob, bobSession) == (1, 1))
+            // Rows naming no user at all: 211, nothing sent.
+            let toGhosts: JSONValue = [
+                "query": ["className": "_Follower", "keys": "follower", "where": ["user": StatusTests.pointer(dave)]],
+                "data": ["message": "boo", "source": StatusTests.pointer(dave)],
+            ]
+            expectError(try await api.post("/1.1/statuses", headers: Headers.master, toGhosts), code: 211)
+            let byAuthor: JSONValue = [
+                "query": ["className": "Post", "keys": "author", "where": [:]], "data": ["message": "boo", "source": StatusTests.pointer(alice)],
+                "inboxType": "news",
+            ]
+            expectError(try await api.post("/1.1/statuses", headers: Headers.master, byAuthor), code: 211)
+            #expect(try await api.get("/1.1/classes/_Status", headers: Headers.master).results.count == 1)
+            #expect(try await delivered() == [bob])
+            // A query whose rows name nobody still sends to nobody (a user with no followers).
+            let none: JSONValue = ["query": ["className": "_Follower", "keys": "follower", "where": ["user": StatusTests.pointer(bob)]], "data": ["message": "alone"]]
+            #expect(try await api.post("/1.1/statuses", headers: bobSession, none).status == .created)
+            #expect(try await delivered() == [bob])
         }
     }
 

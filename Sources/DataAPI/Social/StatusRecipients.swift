@@ -15,13 +15,17 @@ import JSON
 ///   own user only, unless the app opened `_User` queries; the master key finds all).
 /// - any other class with `keys` naming one `_User` Pointer field: the users that field points at
 ///   in the rows the sender may find.
+///
+/// Only users that exist are recipients: ids the rows point at that are no user's are dropped
+/// (211 when none is left).
 struct StatusRecipients {
     let data: DataService
 
     /// The recipients' ids, each once, in the order found.
     ///
     /// - Throws: 1 for a malformed query or one finding more than `limit` users, 119 for a
-    ///   client naming another user's followers, 211 for a private message to no user.
+    ///   client naming another user's followers, 211 for a private message to no user or rows
+    ///   naming only ids that are no user's.
     func resolve(_ query: [String: JSONValue], sender: String, caller: Caller, limit: Int) async throws -> [String] {
         guard var className = query["className"]?.stringValue else {
             throw DataAPIError(.badParameters, "A status's query names the className its recipients are found in.")
@@ -93,9 +97,33 @@ struct StatusRecipients {
                 let id = field.map { SocialRules.pointedUser(object.fields[$0]) } ?? object.objectId
                 if let id, seen.insert(id).inserted { recipients.append(id) }
             }
-            guard found.count == Self.pageSize, let next = found.last?.objectId else { return recipients }
+            guard found.count == Self.pageSize, let next = found.last?.objectId else {
+                // `_User` rows are users; a pointer field may name ids that are none (a user deleted
+                // since, a row written with the master key): only users get an inbox row.
+                return field == nil ? recipients : try await existingUsers(recipients, caller: caller)
+            }
             last = next
         }
+    }
+
+    /// The users among `ids` (at most the request's bound) that exist, in their order, read by
+    /// id in pages of `pageSize`.
+    ///
+    /// - Throws: 211 when the rows named users and none of them is one (nothing is sent); a
+    ///   query whose rows name nobody sends to nobody, as a user with no followers does.
+    private func existingUsers(_ ids: [String], caller: Caller) async throws -> [String] {
+        guard !ids.isEmpty else { return [] }
+        let server = SocialRules.server(for: caller)
+        var existing = Set<String>()
+        for start in stride(from: 0, to: ids.count, by: Self.pageSize) {
+            let page = ids[start..<min(start + Self.pageSize, ids.count)]
+            let named = try QueryPredicate(where: ["objectId": ["$in": .array(page.map(JSONValue.string))]])
+            let query = ObjectQuery(className: "_User", predicate: named, limit: page.count)
+            existing.formUnion(try await data.find(query, caller: server).objects.map(\.objectId))
+        }
+        let users = ids.filter(existing.contains)
+        guard !users.isEmpty else { throw DataAPIError(.userNotFound, "Could not find user.") }
+        return users
     }
 
     /// How many rows one read of the recipients' query takes.
