@@ -50,6 +50,11 @@ final class CountingStorage: StorageEngine {
         return try await base.delete(className, ids: ids, condition: condition)
     }
 
+    func write(_ writes: [LockedWrite], lockedBy key: String) async throws -> [[StoredObject]] {
+        bump("write_locked")
+        return try await base.write(writes, lockedBy: key)
+    }
+
     func fetch(_ className: String, id: String) async throws -> StoredObject? {
         bump("fetch:\(className)")
         return try await base.fetch(className, id: id)

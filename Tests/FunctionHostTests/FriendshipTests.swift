@@ -74,4 +74,64 @@ import Testing
             #expect(try await api.get("/1.1/users/\(bob)/followers", headers: Headers.master).results.count == 1)
         }
     }
+
+    /// The follow graph's two sides as the master key reads them: (follower, followed) pairs
+    /// from `_Followee` and from `_Follower`.
+    static func sides(_ api: API) async throws -> (followees: [String], followers: [String]) {
+        let followees = try await api.get("/1.1/classes/_Followee?limit=1000", headers: Headers.master).results.map {
+            "\($0["user"]?["objectId"]?.stringValue ?? "?")>\($0["followee"]?["objectId"]?.stringValue ?? "?")"
+        }
+        let followers = try await api.get("/1.1/classes/_Follower?limit=1000", headers: Headers.master).results.map {
+            "\($0["follower"]?["objectId"]?.stringValue ?? "?")>\($0["user"]?["objectId"]?.stringValue ?? "?")"
+        }
+        return (followees.sorted(), followers.sorted())
+    }
+
+    /// Follows and unfollows of the same pairs at once, many pairs together: each pair ends with
+    /// both rows or neither, never one (on PostgreSQL, each request on its own connection).
+    @Test func racingFollowsAndUnfollowsKeepBothSidesInStep() async throws {
+        try await TestServer.run { api in
+            let accounts: [JSONValue] = (0..<6).map { n -> JSONValue in
+                ["method": "POST", "path": "/1.1/classes/_User", "body": ["username": .string("racer\(n)")]]
+            }
+            let made = try await api.post("/1.1/batch", headers: Headers.master, ["requests": .array(accounts)])
+            let users = made.json?.arrayValue?.compactMap { $0["success"]?["objectId"]?.stringValue } ?? []
+            try #require(users.count == 6, "\(made)")
+            let pairs = users.flatMap { user in users.filter { $0 != user }.map { (user, $0) } }
+            for round in 0..<3 {
+                let replies = try await withThrowingTaskGroup(of: (Bool, Reply).self) { group in
+                    for (user, target) in pairs {
+                        for step in 0..<4 {
+                            let path = "/1.1/users/\(user)/friendship/\(target)"
+                            // Follow first or unfollow first, pair by pair and round by round.
+                            let follows = (step + round) % 2 == 0
+                            group.addTask {
+                                if follows { return (true, try await api.post(path, headers: Headers.master, [:])) }
+                                return (false, try await api.delete(path, headers: Headers.master))
+                            }
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                for (follows, reply) in replies where reply.status != .ok {
+                    #expect(follows, "an unfollow always succeeds: \(reply)")
+                    expectError(reply, code: 137)
+                }
+                let (followees, followers) = try await Self.sides(api)
+                #expect(followees == followers, "round \(round): the two sides differ")
+                #expect(Set(followees).count == followees.count, "one row per follow")
+            }
+            // Two follows of each pair at once: one row on each side.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (user, target) in pairs {
+                    for _ in 0..<2 {
+                        group.addTask { _ = try await api.post("/1.1/users/\(user)/friendship/\(target)", headers: Headers.master, [:]) }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let (followees, followers) = try await Self.sides(api)
+            #expect(followees.count == pairs.count && followees == followers)
+        }
+    }
 }

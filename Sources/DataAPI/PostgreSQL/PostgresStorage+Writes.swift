@@ -8,37 +8,43 @@ extension PostgresStorage {
         if changes.fields["ACL"] == nil { changes.fields["ACL"] = .set(ACL.publicReadWrite) }
         let frozen = changes
         if let object = try await createInOneStatement(className, changes: frozen) { return object }
-        let (object, entry) = try await transaction { connection -> (StoredObject, ClassEntry) in
-            var entry: ClassEntry
-            if let existing = try await self.entry(className, on: connection) {
-                // (Not for a class created just now: its fields are all this write's, and reading
-                // them here would cache a class that a rollback may yet undo.)
-                entry = try await self.knowing(frozen, of: className, existing, connection)
-            } else {
-                entry = try await self.createClass(className, connection)
-            }
-            let known = entry
-            let write = try ObjectWrite(current: [:], changes: frozen) { known.fields[$0] }
-            let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
-            let object = StoredObject(
-                className: className, objectId: frozen.objectId ?? ObjectID.make(), createdAt: now, updatedAt: now,
-                fields: write.fields)
-            let inserted = try await connection.rows(
-                SQL(
-                    """
-                    INSERT INTO "\(entry.table)" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?::jsonb)
-                    RETURNING \(Self.searchSettingsColumn)
-                    """,
-                    [object.objectId, now, now, try write.document(), className]))
-            try await self.record(write, className: className, ownerId: object.objectId, connection)
-            if let indexed = try self.searchFields(className, returned: inserted.first?[0] ?? "") {
-                try await self.writeSearchRows([(object.objectId, object.fields)], table: entry.table, indexed: indexed, connection)
-            }
-            entry.fields.merge(write.newFieldTypes) { recorded, _ in recorded }
-            return (object, entry)
-        }
+        let (object, entry) = try await transaction { connection in try await self.insert(className, frozen, connection) }
         remember(className, entry)
         return object
+    }
+
+    /// Inserts a new object inside a transaction: its class made when new, its fields' types
+    /// recorded, its search rows written. Answers the object and what the write knows of its class.
+    func insert(_ className: String, _ changes: ObjectChanges, _ connection: PostgresConnection) async throws
+        -> (StoredObject, ClassEntry)
+    {
+        var entry: ClassEntry
+        if let existing = try await self.entry(className, on: connection) {
+            // (Not for a class created just now: its fields are all this write's, and reading
+            // them here would cache a class that a rollback may yet undo.)
+            entry = try await self.knowing(changes, of: className, existing, connection)
+        } else {
+            entry = try await self.createClass(className, connection)
+        }
+        let known = entry
+        let write = try ObjectWrite(current: [:], changes: changes) { known.fields[$0] }
+        let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
+        let object = StoredObject(
+            className: className, objectId: changes.objectId ?? ObjectID.make(), createdAt: now, updatedAt: now,
+            fields: write.fields)
+        let inserted = try await connection.rows(
+            SQL(
+                """
+                INSERT INTO "\(entry.table)" (id, created_at, updated_at, doc) VALUES (?, ?, ?, ?::jsonb)
+                RETURNING \(Self.searchSettingsColumn)
+                """,
+                [object.objectId, now, now, try write.document(), className]))
+        try await self.record(write, className: className, ownerId: object.objectId, connection)
+        if let indexed = try self.searchFields(className, returned: inserted.first?[0] ?? "") {
+            try await self.writeSearchRows([(object.objectId, object.fields)], table: entry.table, indexed: indexed, connection)
+        }
+        entry.fields.merge(write.newFieldTypes) { recorded, _ in recorded }
+        return (object, entry)
     }
 
     /// The common create: a known class, fields whose types are all recorded, no relation

@@ -21,7 +21,7 @@ extension SQLiteStorage {
     }
 
     /// Inserts a new object, inside the writer's transaction.
-    private func insert(_ className: String, _ changes: ObjectChanges, _ db: Database) throws -> SQLiteCreateQueue.Created {
+    func insert(_ className: String, _ changes: ObjectChanges, _ db: Database) throws -> SQLiteCreateQueue.Created {
         let entry = try self.entry(className, db) ?? self.createClass(className, db)
         let write = try ObjectWrite(current: [:], changes: changes) { self.fieldType(className, $0, entry, db) }
         let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())

@@ -46,38 +46,50 @@ public struct Friendships: Sendable {
         follower["user"] = SocialRules.pointer(target)
         follower["follower"] = SocialRules.pointer(user)
         follower["ACL"] = acl
-        // Each row under an id made from the pair: two follows racing make one, the other 137.
+        // Both rows in one transaction, under the pair's lock: a follow racing an unfollow (or
+        // another follow) of the same pair leaves both rows or neither. Each row's id is made
+        // from the pair, so a second follow fails on the first's `_Followee` row (137).
+        let writes: [LockedWrite] = [
+            try data.lockedCreate(SocialRules.followeeClass, body: followee, objectId: Self.followeeId(user, target), caller: server),
+            // A `_Follower` row left alone (written with the master key through /classes) is replaced.
+            .delete(SocialRules.followerClass, [Self.followerId(user, target)]),
+            try data.lockedCreate(SocialRules.followerClass, body: follower, objectId: Self.followerId(user, target), caller: server),
+        ]
         do {
-            _ = try await data.create(
-                SocialRules.followeeClass, body: followee, objectId: SocialRules.derivedId("followee", user, target), caller: server)
+            _ = try await data.writeLocked(writes, lockedBy: Self.pairLock(user, target), caller: server)
         } catch let error as DataAPIError where error.code == .duplicateValue {
             throw Self.alreadyFollowed
-        }
-        do {
-            _ = try await data.create(
-                SocialRules.followerClass, body: follower, objectId: SocialRules.derivedId("follower", target, user), caller: server)
-        } catch let error as DataAPIError where error.code == .duplicateValue {
-            // A row left by an earlier follow whose `_Followee` row was removed: the pair stands.
-        } catch {
-            // The follow is both rows or neither.
-            try? await data.delete(SocialRules.followeeClass, id: SocialRules.derivedId("followee", user, target), caller: server)
-            throw error
         }
     }
 
     /// `user` no longer follows `target`: both rows go (those an import brought, whatever their
-    /// ids, too). Following nobody is no error, as LeanCloud answers it.
+    /// ids, too), in one transaction under the pair's lock. Following nobody is no error, as
+    /// LeanCloud answers it.
     ///
     /// - Throws: 206/119 (see `SocialRules.actingUser`), 104 for a malformed id.
     public func unfollow(user: String, target: String, caller: Caller) async throws {
         let user = try SocialRules.actingUser(caller, named: try SocialRules.userId(user), doing: "Unfollowing")
         let target = try SocialRules.userId(target)
         let server = SocialRules.server(for: caller)
+        // Rows under other ids come from an import only (this type writes the pair's ids), so
+        // they are found before the lock; the pair's own rows are deleted inside it.
         let followees = try await rows(SocialRules.followeeClass, user: user, key: "followee", other: target, server)
-        if !followees.isEmpty { _ = try await data.deleteAll(SocialRules.followeeClass, ids: followees, caller: server) }
         let followers = try await rows(SocialRules.followerClass, user: target, key: "follower", other: user, server)
-        if !followers.isEmpty { _ = try await data.deleteAll(SocialRules.followerClass, ids: followers, caller: server) }
+        let writes: [LockedWrite] = [
+            .delete(SocialRules.followeeClass, [Self.followeeId(user, target)] + followees),
+            .delete(SocialRules.followerClass, [Self.followerId(user, target)] + followers),
+        ]
+        _ = try await data.writeLocked(writes, lockedBy: Self.pairLock(user, target), caller: server)
     }
+
+    /// The `_Followee` row's id of `user` following `target`.
+    static func followeeId(_ user: String, _ target: String) -> String { SocialRules.derivedId("followee", user, target) }
+
+    /// The `_Follower` row's id of `user` following `target` (`target` followed by `user`).
+    static func followerId(_ user: String, _ target: String) -> String { SocialRules.derivedId("follower", target, user) }
+
+    /// The lock every write of one follow (`user` → `target`) takes.
+    static func pairLock(_ user: String, _ target: String) -> String { SocialRules.derivedId("follow-pair", user, target) }
 
     /// A query of one user's followers (`_Follower`) or followees (`_Followee`) as the caller
     /// may read them: the REST parameters given (`where`, `include`, `keys`, `limit`, ...) with

@@ -38,6 +38,14 @@ package protocol StorageEngine: Sendable {
     /// Callers bound how many ids one call names (`DataService.maxDeleteIds`).
     func delete(_ className: String, ids: [String], condition: QueryPredicate?) async throws -> [String]
 
+    /// Runs `writes` (creates and deletes, of any classes) as one transaction, all or none,
+    /// after taking the lock `key` names: every transaction naming the same key runs after the
+    /// one before it committed and sees what it wrote (an advisory lock on PostgreSQL, held to
+    /// the commit; SQLite's one writer runs every write transaction so). A create whose objectId
+    /// is taken fails the whole transaction (137). Answers, for each write, the objects it
+    /// created or deleted (a delete skips ids with no object). Callers bound the ids.
+    func write(_ writes: [LockedWrite], lockedBy key: String) async throws -> [[StoredObject]]
+
     /// The object with this id, if any.
     func fetch(_ className: String, id: String) async throws -> StoredObject?
 
@@ -91,6 +99,14 @@ package protocol StorageEngine: Sendable {
     ///
     /// - Throws: 101 when search isn't on for the class.
     func search(_ plan: SearchPlan) async throws -> SearchMatches
+}
+
+/// One write of a locked transaction (`StorageEngine.write(_:lockedBy:)`).
+package enum LockedWrite: Sendable {
+    /// Creates an object of a class from changes (under `changes.objectId` when it names one).
+    case create(String, ObjectChanges)
+    /// Deletes the objects of a class with these ids that exist.
+    case delete(String, [String])
 }
 
 /// What a write checks on the row it read inside its transaction before changing it (the

@@ -56,6 +56,10 @@ final class MeasuredStorage: StorageEngine {
         try await measure("delete_many") { try await base.delete(className, ids: ids, condition: condition) }
     }
 
+    func write(_ writes: [LockedWrite], lockedBy key: String) async throws -> [[StoredObject]] {
+        try await measure("write_locked") { try await base.write(writes, lockedBy: key) }
+    }
+
     func fetch(_ className: String, id: String) async throws -> StoredObject? {
         try await measure("fetch") { try await base.fetch(className, id: id) }
     }
