@@ -67,24 +67,11 @@ extension Leaderboards {
             boards.append(board)
         }
         try await checkMemberExists(member, in: Set(boards.map(\.memberType)), kind: kind, store)
-        let writes = zip(boards, values).map { (board: $0, value: $1.value, strategy: overwrite ? UpdateStrategy.last : $0.updateStrategy) }
-        // Sums first, each kept within ±2^53 (past it a JSON number loses digits): a sum that
-        // would pass it refuses the request before anything else is written.
-        let sums = writes.filter { $0.strategy == .sum }
-        try await checkSumRoom(sums.map { ($0.board, $0.value) }, of: member, store)
-        var kept: [String: Double] = [:]
-        var added: [SumAddition] = []
-        for write in sums {
-            do {
-                let addition = try await add(write.value, of: member, to: write.board, store)
-                added.append(addition)
-                kept[write.board.statisticName] = addition.kept
-            } catch {
-                // A concurrent write took the room the check saw: what this request added goes back.
-                await takeBack(added, store)
-                throw error
-            }
+        let writes = zip(boards, values).map { board, item in
+            (board: board, value: item.value, strategy: overwrite ? UpdateStrategy.last : board.updateStrategy)
         }
+        // Sums first, all or none, each within ±2^53: a sum refused writes nothing of the request.
+        var kept = try await addSums(writes.filter { $0.strategy == .sum }.map { ($0.board, $0.value) }, of: member, store)
         for write in writes where write.strategy != .sum {
             kept[write.board.statisticName] = try await self.write(write.value, of: member, to: write.board, strategy: write.strategy, store)
         }

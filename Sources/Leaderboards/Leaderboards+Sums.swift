@@ -19,6 +19,28 @@ struct SumAddition: Sendable {
 /// JSON number, no longer holds every integer, and the sum would drift by itself. A write that
 /// would take a sum past the bound is refused (400, code 1) and writes nothing.
 extension Leaderboards {
+    /// Adds the request's sums, all or none: each is checked first, then added by a conditional
+    /// increment; when one is refused (a concurrent write took the room the check saw), those
+    /// added before it are taken back. Answers the sums kept, by board name.
+    func addSums(_ sums: [(board: Leaderboard, amount: Double)], of member: String, _ store: RecordStore) async throws(
+        LeaderboardError
+    ) -> [String: Double] {
+        try await checkSumRoom(sums, of: member, store)
+        var kept: [String: Double] = [:]
+        var added: [SumAddition] = []
+        for sum in sums {
+            do {
+                let addition = try await add(sum.amount, of: member, to: sum.board, store)
+                added.append(addition)
+                kept[sum.board.statisticName] = addition.kept
+            } catch {
+                await takeBack(added, store)
+                throw error
+            }
+        }
+        return kept
+    }
+
     /// Refuses, before anything is written, sums the records hold now that `amount`s would take
     /// past the bound: one read for every sum of the request.
     func checkSumRoom(_ sums: [(board: Leaderboard, amount: Double)], of member: String, _ store: RecordStore) async throws(
