@@ -61,6 +61,8 @@ public enum FunctionHostServer {
             server: clientServer(configuration, metrics: services.metrics, connections: configuration.liveQueryConnections ?? services.liveQuery),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FunctionHost"),
             services: lifetimes,
+            // The engines reach the host where it listens, known once it does.
+            onServerRunning: { [address = services.engines.apiServer] channel in address.record(channel.localAddress) },
             logger: logger)
     }
 
@@ -182,7 +184,7 @@ public enum FunctionHostServer {
         try await deployer.start(functionsDirectory: configuration.functionsDirectory)
         let supervisor = EngineSupervisor(
             launches: appEngines.values.sorted { $0.environment.rawValue < $1.environment.rawValue }, environments: environments,
-            apiServer: EngineSupervisor.apiServer(for: configuration), logs: functionLogs, logger: logger)
+            apiServer: ListeningAddress(), logs: functionLogs, logger: logger)
         return Services(
             data: data, deployer: deployer, accounts: accounts, verification: verification, gate: gate, files: files, thumbnails: thumbnails,
             metrics: metrics, functionLogs: functionLogs, logger: logger,

@@ -17,8 +17,8 @@ struct EngineSupervisor: Service {
 
     let launches: [Launch]
     let environments: Environments
-    /// The base URL the engine's SDK reaches the host at (`LEANCLOUD_API_SERVER`).
-    let apiServer: String
+    /// Where the engine's SDK reaches the host (`LEANCLOUD_API_SERVER`), once it listens.
+    let apiServer: ListeningAddress
     /// Where the engine's output goes, beside the host's own log.
     let logs: FunctionLogs
     let logger: Logger
@@ -30,12 +30,14 @@ struct EngineSupervisor: Service {
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
+            // Started once the host listens: their SDK calls back to it from their first line.
+            let apiServer = await apiServer.url()
             await withTaskGroup(of: Void.self) { group in
                 for launch in launches {
                     group.addTask {
                         switch launch.setting.source {
                         case .command(let command, let directory):
-                            await supervise(launch, command: command, directory: directory)
+                            await supervise(launch, command: command, directory: directory, apiServer: apiServer)
                         case .url:
                             await watchUntilFirstAnswer(launch)
                         }
@@ -47,7 +49,7 @@ struct EngineSupervisor: Service {
 
     /// Starts the engine, registers it once it answers, and starts it again whenever it exits,
     /// until the host stops.
-    private func supervise(_ launch: Launch, command: String, directory: String) async {
+    private func supervise(_ launch: Launch, command: String, directory: String, apiServer: String) async {
         let environment = launch.environment
         var quickExits = 0
         while !Task.isCancelled {
@@ -55,7 +57,7 @@ struct EngineSupervisor: Service {
             let process: EngineProcess
             do {
                 process = try EngineProcess(
-                    command: command, directory: directory, environment: variables(for: launch),
+                    command: command, directory: directory, environment: variables(for: launch, apiServer: apiServer),
                     output: { line, isError in record(line, isError: isError, environment: environment) })
             } catch {
                 launch.engine.markDown("it could not be started: \(error)")
@@ -136,7 +138,7 @@ struct EngineSupervisor: Service {
     /// LeanEngine's variables (`leanengine-protocol.md` § 4.3) over the environment's own, and
     /// the few of the host's a process needs to run (`PATH`, `HOME`, the locale). Nothing else
     /// of the host's environment (its database URL, its SMTP password) reaches the app.
-    func variables(for launch: Launch) -> [String: String] {
+    func variables(for launch: Launch, apiServer: String) -> [String: String] {
         var variables: [String: String] = [:]
         let host = ProcessInfo.processInfo.environment
         for name in ["PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "USER"] {
@@ -189,12 +191,5 @@ extension EngineSupervisor {
             launches[environment] = Launch(environment: environment, engine: engine, setting: setting)
         }
         return launches
-    }
-
-    /// Where the engine's SDK reaches this host: its own address (loopback when it listens on
-    /// every interface) and port.
-    static func apiServer(for configuration: HostConfiguration) -> String {
-        let host = ["0.0.0.0", "::", ""].contains(configuration.host) ? "127.0.0.1" : configuration.host
-        return "http://\(host.contains(":") ? "[\(host)]" : host):\(configuration.port)"
     }
 }

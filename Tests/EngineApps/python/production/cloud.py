@@ -97,3 +97,21 @@ def before_todo_delete(todo):
 def on_login(user):
     if user.get("username") == "blocked":
         raise LeanEngineError("this user may not log in")
+
+
+@engine.define
+def environ(**params):
+    # What the host passed the process: LeanEngine's variables, never the host's own secrets.
+    return sorted(os.environ)
+
+
+@engine.define
+def big(**params):
+    # An answer past LeanEngine's 20 MB body limit.
+    return "x" * (21 * 1024 * 1024)
+
+
+@engine.define
+def _clientOnline(**params):
+    # A realtime hook: this host has no realtime messaging to fire it, and a client can't call it.
+    return "online"
