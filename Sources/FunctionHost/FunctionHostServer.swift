@@ -258,6 +258,13 @@ public enum FunctionHostServer {
                 cors: CORSPolicy(origins: configuration.webOrigins)))
         let limiter = RateLimiter(configuration.rateLimits)
         if limiter.limitsClients { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
+        // The app's own web pages go to its engine, counted, logged and limited as the API is.
+        if configuration.engineWeb != EngineWebRoutes() {
+            router.add(
+                middleware: EngineWebMiddleware(
+                    routes: configuration.engineWeb,
+                    proxy: EngineWebProxy(engines: services.deployer.environments.settings.engines, maxBodySize: configuration.maxBodySize)))
+        }
         let authentication = AuthMiddleware(
             authenticator: Authenticator(
                 keys: configuration.keys, signatureWindow: configuration.signatureWindow, now: configuration.clock),

@@ -35,6 +35,21 @@ struct EngineOptions: ParsableArguments {
     var stagingDirectory: String?
 
     @Option(
+        name: .customLong("engine-web-host"),
+        help: ArgumentHelp(
+            "Pass requests for this host name that aren't the API to production's engine, as the app's web pages (stg-<name> goes to staging's).",
+            valueName: "name"))
+    var webHost: String?
+
+    @Option(
+        name: .customLong("engine-web-prefix"),
+        help: ArgumentHelp("Pass requests under this path (/app) to production's engine, the prefix taken off.", valueName: "path"))
+    var webPrefix: String?
+
+    @Option(name: .customLong("staging-engine-web-prefix"), help: ArgumentHelp("The same for staging.", valueName: "path"))
+    var stagingWebPrefix: String?
+
+    @Option(
         name: .customLong("engine-start-timeout"),
         help: "Seconds a started engine has to answer its metadatas before it is started again (default 30).")
     var startTimeout: Double?
@@ -75,6 +90,30 @@ struct EngineOptions: ParsableArguments {
                 setting.startTimeout = .milliseconds(Int(startTimeout * 1000))
             }
             configuration.engines[environment] = setting
+        }
+        if let webHost {
+            let name = webHost.lowercased()
+            guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }) else {
+                throw ValidationError("--engine-web-host takes a host name such as app.example.com (no scheme, port or path).")
+            }
+            configuration.engineWeb.host = name
+        }
+        for (environment, prefix, flag) in [(EnvironmentName.production, webPrefix, "--engine-web-prefix"), (.staging, stagingWebPrefix, "--staging-engine-web-prefix")] {
+            guard let prefix else { continue }
+            let segments = prefix.split(separator: "/")
+            guard prefix.hasPrefix("/"), !prefix.hasSuffix("/"), !segments.isEmpty,
+                !EngineWebRoutes.apiSegments.contains(segments[0]),
+                prefix.allSatisfy({ $0.isLetter || $0.isNumber || "/-_.".contains($0) })
+            else {
+                throw ValidationError("\(flag) takes a path such as /app: a leading /, no trailing one, and not one of the API's (/1.1, /files, ...).")
+            }
+            configuration.engineWeb.prefixes[environment] = prefix
+        }
+        for environment in configuration.engineWeb.prefixes.keys where configuration.engines[environment] == nil {
+            throw ValidationError("A web prefix for \(environment) needs its engine (--engine-command or --engine-url).")
+        }
+        if configuration.engineWeb.host != nil, configuration.engines[.production] == nil {
+            throw ValidationError("--engine-web-host needs production's engine (--engine-command or --engine-url).")
         }
     }
 }

@@ -13,7 +13,8 @@ import TestSupport
     /// when asked), reached over a socket on a port the engine is told (`LEANCLOUD_API_SERVER`).
     static func withEngine<Value: Sendable>(
         staging: Bool = false, functionsDirectory: String? = nil, functions: FunctionRegistry = FunctionRegistry(),
-        javaScriptTimeout: Duration = .seconds(15), _ body: @Sendable (API) async throws -> Value
+        javaScriptTimeout: Duration = .seconds(15), configure: @escaping (inout HostConfiguration) -> Void = { _ in },
+        _ body: @Sendable (API) async throws -> Value
     ) async throws -> Value {
         try await EngineAppFixture.preparePython()
         let directory = try TestServer.makeDataDirectory()
@@ -26,6 +27,7 @@ import TestSupport
                 configuration.port = port
                 configuration.engines[.production] = EngineAppFixture.pythonApp("production")
                 if staging { configuration.engines[.staging] = EngineAppFixture.pythonApp("staging") }
+                configure(&configuration)
             }, body)
     }
 

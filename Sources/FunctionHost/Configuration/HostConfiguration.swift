@@ -35,6 +35,8 @@ public struct HostConfiguration: Sendable {
     public var javaScriptCollectsGarbageBeforeEachStep = false
     /// Each environment's own engine, called for the functions and hooks it defines (none by default).
     public var engines: [EnvironmentName: EngineSetting] = [:]
+    /// The requests passed to those engines as the app's own web pages (none by default).
+    public var engineWeb = EngineWebRoutes()
     /// Whether clients may query `_User` (LeanCloud keeps it closed).
     public var openUserQueries = false
     /// Whether any client reads, counts and marks read any user's status inbox by naming it, as

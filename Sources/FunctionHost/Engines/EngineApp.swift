@@ -60,6 +60,9 @@ final class EngineApp: Sendable {
     /// The names the engine's metadatas listed last (empty before it first answered).
     var names: [String] { state.withLock { $0.names } }
 
+    /// Why the engine is down (its process exited, it is starting); nil while it serves.
+    var downReason: String? { state.withLock { $0.down } }
+
     /// Marks the engine down (its process exited) or up again; while down, calls fail at once.
     func markDown(_ reason: String?) {
         state.withLock { $0.down = reason }

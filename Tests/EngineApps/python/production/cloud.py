@@ -1,5 +1,6 @@
 # The engine tests' production app: functions, class hooks that change and refuse writes and
 # write back to the host through the SDK, a login refusal, and a web page.
+import json
 import os
 import time
 
@@ -8,8 +9,22 @@ from leancloud import Engine, LeanEngineError
 
 
 def web(environ, start_response):
-    start_response("200 OK", [("Content-Type", "text/plain; charset=utf-8")])
-    return [("web page of " + os.environ.get("LEANCLOUD_APP_ENV", "?") + " at " + environ.get("PATH_INFO", "")).encode()]
+    # The app's own pages: what it was asked and what the host told it about the client.
+    length = int(environ.get("CONTENT_LENGTH") or 0)
+    body = environ["wsgi.input"].read(length) if length else b""
+    page = {
+        "env": os.environ.get("LEANCLOUD_APP_ENV"),
+        "method": environ.get("REQUEST_METHOD"),
+        "path": environ.get("PATH_INFO"),
+        "query": environ.get("QUERY_STRING"),
+        "host": environ.get("HTTP_HOST"),
+        "forwardedFor": environ.get("HTTP_X_FORWARDED_FOR"),
+        "realIP": environ.get("HTTP_X_REAL_IP"),
+        "cookie": environ.get("HTTP_COOKIE"),
+        "bodyBytes": len(body),
+    }
+    start_response("200 OK", [("Content-Type", "application/json"), ("Set-Cookie", "session=abc; Path=/")])
+    return [json.dumps(page).encode()]
 
 
 engine = Engine(web)
