@@ -120,6 +120,27 @@ import TestSupport
         }
     }
 
+    @Test func onVerifiedAndOnAuthDataRunOnTheEngine() async throws {
+        try await Self.withEngine { api in
+            _ = try await EngineAppFixture.waitUntilServing(api, function: "hello")
+            // onAuthData checks and rewrites a third-party login.
+            let signup = try await api.post("/1.1/users", ["authData": ["weixin": ["openid": "wx-9"]]])
+            #expect(signup.status == .created, "\(signup)")
+            let me = try await api.get("/1.1/users/me", headers: Headers.session(try #require(signup["sessionToken"]?.stringValue)))
+            #expect(me["authData"]?["weixin"]?["checked"] == true, "\(me)")
+            let blocked = try await api.post("/1.1/users", ["authData": ["weixin": ["openid": "blocked"]]])
+            #expect(blocked.status == .badRequest && blocked["error"]?.stringValue?.contains("Blocked account.") == true, "\(blocked)")
+            // onVerified('sms') runs once the phone is verified, and writes back through the SDK.
+            let user = try await api.post("/1.1/users", ["username": "ada", "password": "pw-secret", "mobilePhoneNumber": "13900000001"])
+            _ = try await api.post("/1.1/requestMobilePhoneVerify", ["mobilePhoneNumber": "13900000001"])
+            let code = try await Outbox.lastCode(api, to: "13900000001")
+            #expect(try await api.post("/1.1/verifyMobilePhone/\(code)", [:]).status == .ok)
+            let welcomes = try await api.get("/1.1/classes/Welcome", headers: Headers.master).results
+            #expect(welcomes.count == 1 && welcomes.first?["user"] == user["objectId"], "\(welcomes)")
+            #expect(welcomes.first?["phone"] == "13900000001")
+        }
+    }
+
     @Test func stagingAndProductionRunTheirOwnEngines() async throws {
         try await Self.withEngine(staging: true) { api in
             let staging = Headers.make([("X-LC-Id", "app"), ("X-LC-Key", "key"), ("X-LC-Prod", "0")])

@@ -54,10 +54,10 @@ import TestSupport
             let huge = String(repeating: "x", count: 21 * 1024 * 1024)
             let refused = try await api.send(.post, "/app/upload", headers: Headers.none, body: huge)
             #expect(refused.status == .contentTooLarge, "\(refused.status)")
-            // An engine that is down: 503 at once.
+            // An engine that is down: 503 at once (or its page, once it is back).
             _ = try await api.post("/1.1/functions/exitNow", [:])
             let down = try await api.get("/app/x", headers: Headers.none)
-            #expect(down.status == .serviceUnavailable || down.status == .ok, "\(down)")
+            #expect(down.status == .serviceUnavailable || down["path"] == "/x", "\(down)")
         }
     }
 }

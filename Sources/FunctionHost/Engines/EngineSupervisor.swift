@@ -33,6 +33,7 @@ struct EngineSupervisor: Service {
             // Started once the host listens: their SDK calls back to it from their first line.
             let apiServer = await apiServer.url()
             await withTaskGroup(of: Void.self) { group in
+                group.addTask { await refreshOnHangUp() }
                 for launch in launches {
                     group.addTask {
                         switch launch.setting.source {
@@ -44,6 +45,30 @@ struct EngineSupervisor: Service {
                     }
                 }
             }
+        }
+    }
+
+    /// Asks every engine for its names again on each SIGHUP (`kill -HUP <host>`), as the reload
+    /// route does, until the host stops.
+    private func refreshOnHangUp() async {
+        signal(SIGHUP, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP)
+        let (hangUps, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        source.setEventHandler { continuation.yield() }
+        source.resume()
+        defer { source.cancel() }
+        await withTaskCancellationHandler {
+            for await _ in hangUps {
+                for launch in launches {
+                    do throws(EngineError) {
+                        _ = try await environments.refreshEngine(launch.environment, deadline: .now + .seconds(10))
+                    } catch {
+                        logger.error("SIGHUP: \(launch.environment)'s engine didn't list its names: \(error.description)")
+                    }
+                }
+            }
+        } onCancel: {
+            continuation.finish()
         }
     }
 

@@ -65,6 +65,9 @@ struct EngineWebProxy: Sendable {
             response = try await Self.client.execute(outgoing, timeout: Self.answerTime)
         } catch let error as BoundedBody.TooLarge {
             throw HostError(status: .contentTooLarge, code: 1, message: "The request body is larger than \(error.limit) bytes.")
+        } catch let error as IOError {
+            // Refused: the engine is between an exit and its restart.
+            throw HostError(status: .serviceUnavailable, code: 1, message: "The app is not available: \(String(cString: strerror(error.errnoCode))).")
         } catch {
             throw HostError(status: .badGateway, code: 1, message: "The app did not answer: \(Self.reason(error)).")
         }
@@ -87,7 +90,6 @@ struct EngineWebProxy: Sendable {
             default: break
             }
         }
-        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
         return "it can't be reached"
     }
 }

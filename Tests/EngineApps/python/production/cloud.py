@@ -130,3 +130,20 @@ def big(**params):
 def _clientOnline(**params):
     # A realtime hook: this host has no realtime messaging to fire it, and a client can't call it.
     return "online"
+
+
+@engine.on_verified("sms")
+def on_sms_verified(user):
+    welcome = leancloud.Object.extend("Welcome")()
+    welcome.set("user", user.id)
+    welcome.set("phone", user.get("mobilePhoneNumber"))
+    welcome.save()
+
+
+@engine.on_auth_data
+def on_auth_data(auth_data):
+    if "weixin" in auth_data:
+        if auth_data["weixin"].get("openid") == "blocked":
+            raise LeanEngineError("Blocked account.")
+        auth_data["weixin"]["checked"] = True
+    return auth_data
