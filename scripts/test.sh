@@ -10,6 +10,10 @@ echo "== node --check on the sandbox's JavaScript"
 bash scripts/setup.sh nodejs
 for file in Sources/Sandbox/JavaScript/*.js; do node --check "$file"; done
 swift build --build-tests
+# The engine tests' LeanEngine apps run on LeanCloud's Python SDK (PyPI, pinned): its venv is made
+# once here, so no test waits on pip.
+echo "== The Python LeanEngine apps' venv (scripts/leanengine-python.sh)"
+bash scripts/leanengine-python.sh --prepare
 
 # Tests run in parallel: HTTP-level tests reach their server in process (no port, no socket), each
 # on its own data directory or PostgreSQL schema. How many at once: more than the cores, since

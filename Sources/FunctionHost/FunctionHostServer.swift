@@ -45,6 +45,7 @@ public enum FunctionHostServer {
             DeployWatch(deployer: services.deployer, interval: configuration.deployCheckInterval, logger: logger),
             LiveQueryDelivery(hub: services.liveQuery),
         ]
+        if !services.engines.launches.isEmpty { lifetimes.append(services.engines) }
         // This host's share of the queue's work; off, it still takes enqueues for the others.
         if configuration.queue.runsTasks { lifetimes.append(QueueService(queue: services.queue, timers: services.timers)) }
         if let adminPort = configuration.adminPort {
@@ -60,6 +61,8 @@ public enum FunctionHostServer {
             server: clientServer(configuration, metrics: services.metrics, connections: configuration.liveQueryConnections ?? services.liveQuery),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "FunctionHost"),
             services: lifetimes,
+            // The engines reach the host where it listens, known once it does.
+            onServerRunning: { [address = services.engines.apiServer] channel in address.record(channel.localAddress) },
             logger: logger)
     }
 
@@ -127,11 +130,13 @@ public enum FunctionHostServer {
         let functionLogs = FunctionLogs()
         // Each environment loads the version it runs (the functions directory, at first start);
         // its hooks are read from there at every operation.
+        let appEngines = try EngineSupervisor.launches(for: configuration)
         let environments = Environments(
             base: configuration.functions,
             settings: .init(
                 timeout: configuration.javaScriptTimeout, outbound: configuration.outbound, logger: logger,
-                pool: configuration.javaScriptPool, collectsGarbageBeforeEachStep: configuration.javaScriptCollectsGarbageBeforeEachStep))
+                pool: configuration.javaScriptPool, collectsGarbageBeforeEachStep: configuration.javaScriptCollectsGarbageBeforeEachStep,
+                engines: appEngines.mapValues(\.engine)))
         let hooks = HookDispatcher(
             service: plain, hooks: environments, limits: configuration.hookLimits,
             logger: logger.recording(into: functionLogs), onAfterFailure: configuration.onAfterHookFailure,
@@ -180,10 +185,13 @@ public enum FunctionHostServer {
             scheduler: timers, settings: configuration.queue.settings, timeZone: configuration.queue.timersTimeZone, logger: logger)
         let deployer = Deployer(store: DeployStore(data: data), environments: environments, timers: deployTimers)
         try await deployer.start(functionsDirectory: configuration.functionsDirectory)
+        let supervisor = EngineSupervisor(
+            launches: appEngines.values.sorted { $0.environment.rawValue < $1.environment.rawValue }, environments: environments,
+            apiServer: ListeningAddress(), logs: functionLogs, logger: logger)
         return Services(
             data: data, deployer: deployer, accounts: accounts, verification: verification, gate: gate, files: files, thumbnails: thumbnails,
             metrics: metrics, functionLogs: functionLogs, logger: logger,
-            liveQuery: liveQuery, invoker: invoker, queue: queue, timers: timers)
+            liveQuery: liveQuery, invoker: invoker, queue: queue, timers: timers, engines: supervisor)
     }
 
     /// Runs the server until SIGTERM or SIGINT, which drain in-flight requests first.
@@ -223,6 +231,8 @@ public enum FunctionHostServer {
         let queue: CloudQueue
         /// The timers, firing into the queue.
         let timers: TimerScheduler
+        /// Each environment's own engine, kept serving.
+        let engines: EngineSupervisor
     }
 
     /// The admin port's router: `/metrics` with no keys.
@@ -251,6 +261,13 @@ public enum FunctionHostServer {
                 cors: CORSPolicy(origins: configuration.webOrigins)))
         let limiter = RateLimiter(configuration.rateLimits)
         if limiter.limitsClients { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
+        // The app's own web pages go to its engine, counted, logged and limited as the API is.
+        if configuration.engineWeb != EngineWebRoutes() {
+            router.add(
+                middleware: EngineWebMiddleware(
+                    routes: configuration.engineWeb,
+                    proxy: EngineWebProxy(engines: services.deployer.environments.settings.engines, maxBodySize: configuration.maxBodySize)))
+        }
         let authentication = AuthMiddleware(
             authenticator: Authenticator(
                 keys: configuration.keys, signatureWindow: configuration.signatureWindow, now: configuration.clock),
@@ -323,6 +340,8 @@ public enum FunctionHostServer {
         FunctionRoutes(invoker: services.invoker, limiter: limiter)
             .register(on: group, masterOnly: group.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
         DeployRoutes(deployer: services.deployer).register(on: group)
+        EngineAppRoutes(environments: services.deployer.environments)
+            .register(on: group.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
         QueueRoutes(queue: services.queue)
             .register(on: group, masterOnly: group.group().add(middleware: MasterOnlyMiddleware(refusal: QueueRoutes.refusal)))
         TimerRoutes(timers: services.timers, defaultTimeZone: configuration.queue.timersTimeZone)

@@ -82,6 +82,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var liveQuery: LiveQueryOptions
     @OptionGroup var queue: QueueCommandOptions
     @OptionGroup var leaderboards: LeaderboardCommandOptions
+    @OptionGroup var engine: EngineOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -138,6 +139,7 @@ struct Serve: AsyncParsableCommand {
         try liveQuery.apply(to: &configuration)
         try queue.apply(to: &configuration)
         try leaderboards.apply(to: &configuration)
+        try engine.apply(to: &configuration)
         banner.publicURL = configuration.publicURL
         banner.webOrigins = configuration.webOrigins
         banner.mail = SMTPOptions.summary(of: configuration)

@@ -33,6 +33,10 @@ public struct HostConfiguration: Sendable {
     /// GC stress, for tests: the sandbox runs a full JavaScriptCore collection before every
     /// step of every call, where a value the collector can't see would be freed.
     public var javaScriptCollectsGarbageBeforeEachStep = false
+    /// Each environment's own engine, called for the functions and hooks it defines (none by default).
+    public var engines: [EnvironmentName: EngineSetting] = [:]
+    /// The requests passed to those engines as the app's own web pages (none by default).
+    public var engineWeb = EngineWebRoutes()
     /// Whether clients may query `_User` (LeanCloud keeps it closed).
     public var openUserQueries = false
     /// Whether any client reads, counts and marks read any user's status inbox by naming it, as

@@ -21,6 +21,9 @@ final class Environments: HookSource {
         var variables: [String: String]
         /// Its JavaScript, loaded; nil for Swift functions only.
         var code: CloudCode? = nil
+        /// Its functions and hooks without its engine's, when it has an engine: what the engine's
+        /// names are registered beside again when the engine lists them anew.
+        var inProcess: FunctionRegistry? = nil
     }
 
     /// How code is loaded.
@@ -38,6 +41,9 @@ final class Environments: HookSource {
         /// The Cloud Queue the code's functions and hooks enqueue into (`AV.Cloud.enqueue`), set
         /// once the queue is made.
         var queue = QueueReference()
+        /// Each environment's own engine (`EngineApp`), whose functions and hooks are registered
+        /// beside the in-process code's.
+        var engines: [EnvironmentName: EngineApp] = [:]
     }
 
     /// The Swift functions and hooks, in every environment.
@@ -45,7 +51,7 @@ final class Environments: HookSource {
     let settings: Settings
     /// What each environment runs: its functions and its hooks in one value, under one lock, so
     /// a switch changes both at once.
-    private let live = Mutex<[EnvironmentName: Live]>([:])
+    let live = Mutex<[EnvironmentName: Live]>([:])
 
     init(base: FunctionRegistry, settings: Settings) {
         self.base = base
@@ -69,7 +75,7 @@ final class Environments: HookSource {
         _ version: CloudCodeVersion?, for environment: EnvironmentName, variables: [String: String], strict: Bool
     ) async throws -> Live {
         var registry = base.serving(environment)
-        guard let version else { return Live(version: nil, registry: registry, variables: variables) }
+        guard let version else { return try await withEngine(Live(version: nil, registry: registry, variables: variables), in: environment, strict: strict) }
         let code = try await JavaScriptFunctions.load(
             files: version.scripts, into: &registry, timeout: settings.timeout, outbound: settings.outbound,
             variables: variables, pool: settings.pool, collectsGarbageBeforeEachStep: settings.collectsGarbageBeforeEachStep,
@@ -79,7 +85,7 @@ final class Environments: HookSource {
                 status: .badRequest, code: 1,
                 message: "The bundle was not deployed: \(file)\(error.line.map { ":\($0)" } ?? ""): \(error.message)")
         }
-        return Live(version: version.number, registry: registry, variables: variables, code: code)
+        return try await withEngine(Live(version: version.number, registry: registry, variables: variables, code: code), in: environment, strict: strict)
     }
 
     /// The sandbox's pool, per environment: its workers, the calls in flight on them, and the

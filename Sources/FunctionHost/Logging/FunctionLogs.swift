@@ -36,19 +36,23 @@ final class FunctionLogs: Sendable {
         self.capacity = capacity
     }
 
-    /// Records a line that carries a `function` or `hook` tag; other lines are not function logs.
+    /// Records a line that carries a `function`, `hook` or `engine` tag; other lines are not
+    /// function logs.
     func record(level: Logger.Level, message: String, metadata: Logger.Metadata) {
         let source: String
         if case .string(let function)? = metadata["function"] {
             source = function
         } else if case .string(let hook)? = metadata["hook"] {
             source = "\(hook):\(metadata["class"].map { "\($0)" } ?? "")"
+        } else if metadata["engine"] != nil {
+            // What an app's engine process printed (`EngineSupervisor`).
+            source = "engine"
         } else {
             return
         }
         let environment = metadata["environment"].map { "\($0)" } ?? "production"
         var rest: [String: String] = [:]
-        for (key, value) in metadata where !["function", "hook", "class", "environment"].contains(key) {
+        for (key, value) in metadata where !["function", "hook", "class", "environment", "engine"].contains(key) {
             rest[key] = "\(value)"
         }
         let time = Date.now.formatted(.iso8601)
