@@ -48,11 +48,28 @@ static inline int fh_vips_preshrink(VipsImage *in, VipsImage **out, int hshrink,
     VipsImage *current = in;
     int alpha = vips_image_hasalpha(in);
     int failed = 0;
-    if (alpha) failed = vips_premultiply(current, &t[0], NULL), current = t[0];
-    if (!failed && hshrink > 1) failed = vips_shrinkh(current, &t[1], hshrink, NULL), current = t[1];
-    if (!failed && vshrink > 1) failed = vips_shrinkv(current, &t[2], vshrink, NULL), current = t[2];
-    if (!failed && alpha) failed = vips_unpremultiply(current, &t[3], NULL), current = t[3];
-    if (!failed && alpha) failed = vips_cast(current, &t[4], vips_image_get_format(in), NULL), current = t[4];
+    // Each step reads the one before (`current`) into its own slot of `t`; the first failure
+    // skips the rest.
+    if (alpha) {
+        failed = vips_premultiply(current, &t[0], NULL);
+        current = t[0];
+    }
+    if (!failed && hshrink > 1) {
+        failed = vips_shrinkh(current, &t[1], hshrink, NULL);
+        current = t[1];
+    }
+    if (!failed && vshrink > 1) {
+        failed = vips_shrinkv(current, &t[2], vshrink, NULL);
+        current = t[2];
+    }
+    if (!failed && alpha) {
+        failed = vips_unpremultiply(current, &t[3], NULL);
+        current = t[3];
+    }
+    if (!failed && alpha) {
+        failed = vips_cast(current, &t[4], vips_image_get_format(in), NULL);
+        current = t[4];
+    }
     if (!failed) {
         g_object_ref(current);
         *out = current;
