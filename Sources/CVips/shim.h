@@ -33,6 +33,57 @@ static inline VipsImage *fh_vips_open(VipsSource *source, int shrink) {
     return vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
 }
 
+// Opens a WebP for one read, decoded at `scale` of its size (libwebp scales while it decodes:
+// its buffer is the scaled image's, not the original's).
+static inline VipsImage *fh_vips_open_scaled(VipsSource *source, double scale) {
+    return vips_image_new_from_source(source, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_TRUNCATED,
+        "scale", scale, NULL);
+}
+
+// Averages blocks of hshrink columns, then of vshrink rows (either 1 for none), alpha
+// premultiplied meanwhile (so transparent pixels' colour doesn't bleed into the edges), in the
+// image's own band format. Horizontally first: every later stage then works on narrow rows.
+static inline int fh_vips_preshrink(VipsImage *in, VipsImage **out, int hshrink, int vshrink) {
+    VipsImage *t[5] = {NULL, NULL, NULL, NULL, NULL};
+    VipsImage *current = in;
+    int alpha = vips_image_hasalpha(in);
+    int failed = 0;
+    // Each step reads the one before (`current`) into its own slot of `t`; the first failure
+    // skips the rest.
+    if (alpha) {
+        failed = vips_premultiply(current, &t[0], NULL);
+        current = t[0];
+    }
+    if (!failed && hshrink > 1) {
+        failed = vips_shrinkh(current, &t[1], hshrink, NULL);
+        current = t[1];
+    }
+    if (!failed && vshrink > 1) {
+        failed = vips_shrinkv(current, &t[2], vshrink, NULL);
+        current = t[2];
+    }
+    if (!failed && alpha) {
+        failed = vips_unpremultiply(current, &t[3], NULL);
+        current = t[3];
+    }
+    if (!failed && alpha) {
+        failed = vips_cast(current, &t[4], vips_image_get_format(in), NULL);
+        current = t[4];
+    }
+    if (!failed) {
+        g_object_ref(current);
+        *out = current;
+    }
+    for (int i = 0; i < 5; i++)
+        if (t[i]) g_object_unref(t[i]);
+    return failed ? -1 : 0;
+}
+
+// Whether libvips turns the image into sRGB through floats (CMYK through its ICC profile).
+static inline int fh_vips_is_cmyk(VipsImage *image) {
+    return vips_image_get_interpretation(image) == VIPS_INTERPRETATION_CMYK;
+}
+
 // Resizes to exactly width x height (the caller keeps the aspect ratio), ignoring EXIF rotation.
 static inline int fh_vips_resize(VipsImage *in, VipsImage **out, int width, int height) {
     return vips_thumbnail_image(in, out, width, "height", height, "size", VIPS_SIZE_FORCE, "no_rotate", TRUE, NULL);
@@ -83,6 +134,37 @@ static inline VipsImage *fh_vips_pattern(int width, int height, int bands) {
     failed = vips_copy(cast, &tagged, "interpretation", VIPS_INTERPRETATION_sRGB, NULL);
     g_object_unref(cast);
     return failed ? NULL : tagged;
+}
+
+// For tests: as fh_vips_pattern, of any bands (1 grey, 2 grey and alpha, 3 RGB, 4 RGBA or CMYK),
+// 8 or 16 bits a band (`deep`), tagged CMYK with `cmyk`.
+static inline VipsImage *fh_vips_pattern_of(int width, int height, int bands, int deep, int cmyk) {
+    VipsImage *xyz = NULL, *wrapped = NULL, *x = NULL, *y = NULL, *joined = NULL, *cast = NULL, *tagged = NULL;
+    if (vips_xyz(&xyz, width, height, NULL) != 0) return NULL;
+    int failed = vips_remainder_const1(xyz, &wrapped, deep ? 65536 : 256, NULL);
+    g_object_unref(xyz);
+    if (failed) return NULL;
+    failed = vips_extract_band(wrapped, &x, 0, NULL) || vips_extract_band(wrapped, &y, 1, NULL);
+    g_object_unref(wrapped);
+    VipsImage *planes[4] = {x, y, x, y};
+    if (!failed) failed = vips_bandjoin(planes, &joined, bands, NULL);
+    if (x) g_object_unref(x);
+    if (y) g_object_unref(y);
+    if (failed) return NULL;
+    failed = vips_cast(joined, &cast, deep ? VIPS_FORMAT_USHORT : VIPS_FORMAT_UCHAR, NULL);
+    g_object_unref(joined);
+    if (failed) return NULL;
+    VipsInterpretation interpretation = cmyk ? VIPS_INTERPRETATION_CMYK
+        : bands <= 2 ? (deep ? VIPS_INTERPRETATION_GREY16 : VIPS_INTERPRETATION_B_W)
+        : (deep ? VIPS_INTERPRETATION_RGB16 : VIPS_INTERPRETATION_sRGB);
+    failed = vips_copy(cast, &tagged, "interpretation", interpretation, NULL);
+    g_object_unref(cast);
+    return failed ? NULL : tagged;
+}
+
+// For tests: writes an image to a file, its format from the path's suffix.
+static inline int fh_vips_write(VipsImage *in, const char *path) {
+    return vips_image_write_to_file(in, path, NULL);
 }
 
 // For tests: an image encoded in the format of `suffix` (".png", ".jpg", ".webp", ".gif"), into a

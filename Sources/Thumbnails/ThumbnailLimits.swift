@@ -13,6 +13,21 @@ public struct ThumbnailLimits: Sendable, Equatable {
     /// The most pixels of an original its decoder holds whole (GIF, WebP, HEIF, interlaced PNG,
     /// progressive JPEG): 4096 × 4096, 64 MB as RGBA, so two slots hold at most ~130 MB.
     public var maxBufferedPixels = 16_777_216
+    /// The most bytes libvips may hold for one thumbnail, as `ThumbnailCost` estimates them from
+    /// the original's header (its width, bands and bytes per band) before any pixel is decoded.
+    /// libvips holds hundreds of rows of each stage, so a wide, deep original costs far more than
+    /// its pixel count says: a 16-bit RGBA PNG of 30 000 × 5 000 held 340 MB (measured).
+    public var maxWorkingBytes = 128 * 1024 * 1024
+    /// The most pixels of a WebP or GIF thumbnail: their encoders take the whole image in one
+    /// call that can't be stopped (libwebp held 640 MB and 6 s for 4096 × 4096 here), 2048 × 2048.
+    public var maxWholeEncodePixels = 4_194_304
+    /// What decoding one pixel of an original decoded whole may take at worst. Measured on this
+    /// project's 2-core machine: 68 ns for a lossy WebP at quality 100 (1.1 s for 4096 × 4096);
+    /// a margin for both slots sharing the cores on top.
+    public var wholeDecodeTimePerPixel = Duration.nanoseconds(150)
+    /// What encoding one pixel of a WebP or GIF thumbnail may take at worst (measured: 370 ns
+    /// for WebP, 190 ns for GIF, noise at 4096 × 4096).
+    public var wholeEncodeTimePerPixel = Duration.nanoseconds(400)
     /// The longest side of a thumbnail.
     public var maxSide = ThumbnailSpec.maxSide
     /// The most pixels of a thumbnail.
@@ -23,4 +38,22 @@ public struct ThumbnailLimits: Sendable, Equatable {
 
     /// The defaults.
     public init() {}
+
+    /// The most pixels of an original decoded whole (GIF, WebP, HEIF, interlaced PNG, progressive
+    /// JPEG): `maxBufferedPixels`, and no more than decode in half the time budget, since the
+    /// decoder's one call can't be stopped when the budget runs out (the time limit holds).
+    public var wholeDecodePixels: Int {
+        min(maxBufferedPixels, Self.pixels(in: timeBudget / 2, at: wholeDecodeTimePerPixel))
+    }
+
+    /// The most pixels of a WebP or GIF thumbnail: `maxWholeEncodePixels`, and no more than
+    /// encode in half the time budget.
+    public var wholeEncodePixels: Int {
+        min(maxWholeEncodePixels, Self.pixels(in: timeBudget / 2, at: wholeEncodeTimePerPixel))
+    }
+
+    private static func pixels(in time: Duration, at perPixel: Duration) -> Int {
+        guard perPixel > .zero else { return .max }
+        return Int(min(Double(Int.max / 2), max(0, (time / perPixel).rounded(.down))))
+    }
 }

@@ -13,14 +13,17 @@ public struct ThumbnailStore: Sendable {
         self.cache = cache
     }
 
-    /// The thumbnail `spec` asks of the stored file `key`, whose bytes are at `path`, opened.
-    public func thumbnail(ofFile key: String, at path: String, spec: ThumbnailSpec) async throws(ThumbnailError) -> ThumbnailCache.Hit {
+    /// The thumbnail `spec` asks of the stored file `key`, whose bytes are at `path`, opened;
+    /// made, when it must be, in `client`'s share of the slots.
+    public func thumbnail(ofFile key: String, at path: String, spec: ThumbnailSpec, for client: String) async throws(ThumbnailError)
+        -> ThumbnailCache.Hit
+    {
         let name = ThumbnailCache.name(fileKey: key, spec: spec)
         if let hit = cache.open(name) { return hit }
         let temporary = cache.temporaryPath()
         let made: Thumbnailer.Made
         do {
-            made = try await thumbnailer.make(from: path, spec: spec, to: temporary)
+            made = try await thumbnailer.make(from: path, spec: spec, to: temporary, for: client)
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             throw error

@@ -36,17 +36,20 @@ public struct Thumbnailer: Sendable {
         "VipsForeignLoadNsgifSource": .gif, "VipsForeignLoadTiffSource": .jpg, "VipsForeignLoadHeifSource": .jpg,
     ]
 
-    /// Makes the thumbnail `spec` asks of the image file at `source`, written to `destination`.
-    public func make(from source: String, spec: ThumbnailSpec, to destination: String) async throws(ThumbnailError) -> Made {
+    /// Makes the thumbnail `spec` asks of the image file at `source`, written to `destination`,
+    /// in one of `client`'s share of the slots (`ThumbnailGate`).
+    public func make(from source: String, spec: ThumbnailSpec, to destination: String, for client: String) async throws(ThumbnailError)
+        -> Made
+    {
         let size = (try? FileManager.default.attributesOfItem(atPath: source)[.size] as? NSNumber)?.intValue ?? 0
         guard size <= limits.maxSourceBytes else {
             throw ThumbnailError(
                 .imageTooLarge, "Thumbnails are made of images up to \(limits.maxSourceBytes / (1024 * 1024)) MB; this one has \(size) bytes.")
         }
-        guard await gate.enter() else {
+        guard await gate.enter(client: client) else {
             throw ThumbnailError(.busy, "Too many thumbnails are being made; try again shortly.")
         }
-        defer { gate.leave() }
+        defer { gate.leave(client: client) }
         let limits = self.limits
         // libvips blocks its thread for the whole pipeline: a thread of Dispatch's, never one of
         // the cooperative pool the server's requests run on.
@@ -75,21 +78,22 @@ public struct Thumbnailer: Sendable {
             throw ThumbnailError(.notAnImage, "The file is not an image thumbnails are made of (JPEG, PNG, WebP, GIF, TIFF, HEIF).")
         }
         // The header only: no pixel is decoded before the checks.
-        var image = try open(path, shrink: 1)
+        var image = try open(path)
         defer { g_object_unref(image) }
         let sourceWidth = Int(vips_image_get_width(image))
         let sourceHeight = Int(vips_image_get_height(image))
         // GIF, WebP and HEIF decoders, and interlaced PNG or progressive JPEG, hold the whole
-        // image while decoding (a 35-byte GIF claiming 12000×12000 took 600 MB): those are held
-        // to what fits one buffer of `maxBufferedPixels`. The others stream a few rows at a time.
+        // image while decoding (a 35-byte GIF claiming 12000×12000 took 600 MB), in one call the
+        // time budget can't stop: those are held to what fits one buffer of `maxBufferedPixels`
+        // and decodes in half the budget. The others stream a few rows at a time.
         let buffered = Self.buffersWholeImage(loaderName) || Self.isInterlaced(image)
-        let pixelLimit = buffered ? min(limits.maxSourcePixels, limits.maxBufferedPixels) : limits.maxSourcePixels
+        let pixelLimit = buffered ? min(limits.maxSourcePixels, limits.wholeDecodePixels) : limits.maxSourcePixels
         guard sourceWidth <= limits.maxSourceSide, sourceHeight <= limits.maxSourceSide,
             sourceWidth * sourceHeight <= pixelLimit
         else {
             throw ThumbnailError(
                 .imageTooLarge,
-                "The image is \(sourceWidth)×\(sourceHeight); thumbnails are made of images up to \(limits.maxSourceSide) pixels a side and \(pixelLimit) pixels (\(limits.maxBufferedPixels) for GIF, WebP, HEIF and interlaced images)."
+                "The image is \(sourceWidth)×\(sourceHeight); thumbnails are made of images up to \(limits.maxSourceSide) pixels a side and \(pixelLimit) pixels (\(limits.wholeDecodePixels) for GIF, WebP, HEIF and interlaced images)."
             )
         }
         let geometry = ThumbnailGeometry(sourceWidth: sourceWidth, sourceHeight: sourceHeight, spec: spec)
@@ -101,9 +105,18 @@ public struct Thumbnailer: Sendable {
                 "The thumbnail would be \(geometry.width)×\(geometry.height); thumbnails are up to \(limits.maxSide) pixels a side and \(limits.maxPixels) pixels."
             )
         }
-        // A JPEG decodes at 1/2, 1/4 or 1/8 of its size for a fraction of the work; a factor
-        // of two is left for the resize so its quality is the same.
-        if originalFormat == .jpg, loaderName == "VipsForeignLoadJpegSource" {
+        // WebP and GIF thumbnails are encoded whole, in one call: held as originals decoded whole are.
+        let format = spec.format ?? originalFormat
+        if format == .webp || format == .gif, geometry.width * geometry.height > limits.wholeEncodePixels {
+            throw ThumbnailError(
+                .thumbnailTooLarge,
+                "The thumbnail would be \(geometry.width)×\(geometry.height); \(format.rawValue) thumbnails are up to \(limits.wholeEncodePixels) pixels."
+            )
+        }
+        // A JPEG decodes at 1/2, 1/4 or 1/8 of its size for a fraction of the work, a WebP at any
+        // scale into a buffer of the scaled size; a factor of two is left for the resize so its
+        // quality is the same.
+        if loaderName == "VipsForeignLoadJpegSource" {
             let shrink = [8, 4, 2].first {
                 sourceWidth / $0 >= 2 * geometry.scaledWidth && sourceHeight / $0 >= 2 * geometry.scaledHeight
             }
@@ -112,11 +125,30 @@ public struct Thumbnailer: Sendable {
                 g_object_unref(image)
                 image = shrunk
             }
+        } else if loaderName == "VipsForeignLoadWebpSource" {
+            let scale = max(Double(2 * geometry.scaledWidth) / Double(sourceWidth), Double(2 * geometry.scaledHeight) / Double(sourceHeight))
+            if scale < 1 {
+                let scaled = try open(path, scale: scale)
+                g_object_unref(image)
+                image = scaled
+            }
+        }
+        // What the pipeline will hold, from the (shrunk on load) original's header.
+        let loadedWidth = Int(vips_image_get_width(image))
+        let bytesPerBand = Int(vips_format_sizeof(vips_image_get_format(image)))
+        let cost = ThumbnailCost(
+            width: loadedWidth, bands: Int(vips_image_get_bands(image)), bytesPerBand: bytesPerBand,
+            floating: vips_image_hasalpha(image) != 0 || bytesPerBand > 1 || fh_vips_is_cmyk(image) != 0,
+            scaledWidth: geometry.scaledWidth)
+        guard cost.bytes <= limits.maxWorkingBytes else {
+            throw ThumbnailError(
+                .imageTooLarge,
+                "The image is \(sourceWidth)×\(sourceHeight) of \(vips_image_get_bands(image)) bands of \(bytesPerBand * 8) bits; this thumbnail of it would take about \(cost.bytes / 1_048_576) MB of memory, and thumbnails take up to \(limits.maxWorkingBytes / 1_048_576) MB."
+            )
         }
         let killSwitch = VipsKillSwitch(budget: limits.timeBudget)
         killSwitch.watch(image)
         defer { killSwitch.finish() }
-        let format = spec.format ?? originalFormat
         do {
             try save(image, geometry: geometry, format: format, spec: spec, to: destination)
         } catch {
@@ -145,13 +177,16 @@ public struct Thumbnailer: Sendable {
         return vips_image_get_int(image, "interlaced", &value) == 0 && value != 0
     }
 
-    /// The original, opened for one sequential read (`shrink` for JPEG's shrink-on-load).
-    private static func open(_ path: String, shrink: Int) throws(ThumbnailError) -> UnsafeMutablePointer<VipsImage> {
+    /// The original, opened for one sequential read (`shrink` for JPEG's shrink-on-load, `scale`
+    /// for WebP's).
+    private static func open(_ path: String, shrink: Int = 1, scale: Double? = nil) throws(ThumbnailError)
+        -> UnsafeMutablePointer<VipsImage>
+    {
         guard let source = vips_source_new_from_file(path) else {
             throw ThumbnailError(.storage, "Could not open \(path): \(Vips.takeError())")
         }
         defer { g_object_unref(source) }
-        guard let image = fh_vips_open(source, Int32(shrink)) else {
+        guard let image = scale.map({ fh_vips_open_scaled(source, $0) }) ?? fh_vips_open(source, Int32(shrink)) else {
             _ = Vips.takeError()
             throw ThumbnailError(.notAnImage, "The image's header could not be read.")
         }
@@ -174,6 +209,13 @@ public struct Thumbnailer: Sendable {
             return out
         }
         var current = image
+        // Averaged down by whole factors first, so the resize's buffers are rows a few times the
+        // thumbnail's width, not the original's (`ThumbnailCost`).
+        let across = ThumbnailCost.preShrink(Int(vips_image_get_width(image)), to: geometry.scaledWidth)
+        let down = ThumbnailCost.preShrink(Int(vips_image_get_height(image)), to: geometry.scaledHeight)
+        if across > 1 || down > 1 {
+            current = try step { fh_vips_preshrink(current, $0, Int32(across), Int32(down)) }
+        }
         current = try step { fh_vips_resize(current, $0, Int32(geometry.scaledWidth), Int32(geometry.scaledHeight)) }
         if geometry.crops {
             let left = (geometry.scaledWidth - geometry.width) / 2

@@ -1,6 +1,9 @@
+import AsyncHTTPClient
 import DataAPI
 import Foundation
 import HTTPTypes
+import NIOCore
+import NIOHTTP1
 import TestSupport
 import Testing
 import Thumbnails
@@ -149,24 +152,93 @@ import Thumbnails
         try await FileFixture.run(configure: { $0.thumbnails.gate = refusing }) { api, _ in
             let path = try await Self.upload(api, "a.png", try ImageFixture.encoded(width: 80, height: 80, format: .png), type: "image/png")
             // The one slot is taken (as by a long thumbnail): the next request is refused at once.
-            #expect(await refusing.enter())
+            #expect(await refusing.enter(client: "other"))
             let busy = try await Self.get(api, "\(path)?imageView2/2/w/10")
             let json = try? JSONValue(parsing: busy.body)
             #expect(busy.status == .serviceUnavailable && json?["code"] == 503, "\(busy.status) \(String(describing: json))")
             #expect(busy.headers[.cacheControl] == "no-store")
-            refusing.leave()
+            refusing.leave(client: "other")
             #expect(try await Self.get(api, "\(path)?imageView2/2/w/10").status == .ok)
         }
         let waiting = ThumbnailGate(slots: 1, maxWait: .seconds(600))
         try await FileFixture.run(configure: { $0.thumbnails.gate = waiting }) { api, _ in
             let path = try await Self.upload(api, "a.png", try ImageFixture.encoded(width: 80, height: 80, format: .png), type: "image/png")
-            #expect(await waiting.enter())
+            #expect(await waiting.enter(client: "other"))
             let request = Task { try await Self.get(api, "\(path)?imageView2/2/w/10") }
             #expect(await waiting.untilWaiting(1, within: .seconds(60)), "no request waited for the slot")
-            waiting.leave()
+            waiting.leave(client: "other")
             let reply = try await request.value
             #expect(try reply.status == .ok && ImageFixture.decode(reply.body).width == 10)
             #expect(waiting.busySlots == 0)
+        }
+    }
+
+    /// Two slots, and a client already making one thumbnail (its slot held here, as by a long
+    /// one): its next request waits for its own slot though the other is free, and another
+    /// client's request is made at once in that free slot. Clients are told apart by the
+    /// address the rate limits key on (`X-Forwarded-For` from the trusted proxy the test plays).
+    @Test func aClientGetsAtMostItsShareOfTheSlots() async throws {
+        let gate = ThumbnailGate(slots: 2, maxWait: .seconds(600))
+        try await FileFixture.run(
+            transport: .socket, configure: { $0.thumbnails.gate = gate; $0.trustedProxies = TrustedProxies(list: "127.0.0.1")! }
+        ) { api, _ in
+            let path = try await Self.upload(api, "a.png", try ImageFixture.encoded(width: 80, height: 80, format: .png), type: "image/png")
+            #expect(await gate.enter(client: "203.0.113.1"))
+            // On a connection of its own (the test client's one connection carries one request at a time).
+            let second = Task {
+                try await HTTPClient.withHTTPClient { client in
+                    var request = HTTPClientRequest(url: "http://127.0.0.1:\(api.port)\(path)?imageView2/2/w/10")
+                    request.headers.add(name: "X-Forwarded-For", value: "203.0.113.1")
+                    let response = try await client.execute(request, timeout: .seconds(600))
+                    return (response.status.code, Array(try await response.body.collect(upTo: 1 << 20).readableBytesView))
+                }
+            }
+            #expect(await gate.untilWaiting(1, within: .seconds(60)), "the client's second request did not wait")
+            #expect(gate.busySlots == 1)
+            let other = try await Self.get(api, "\(path)?imageView2/2/w/12", headers: FileFixture.adding("X-Forwarded-For", "198.51.100.7"))
+            #expect(try other.status == .ok && ImageFixture.decode(other.body).width == 12)
+            gate.leave(client: "203.0.113.1")
+            let (status, body) = try await second.value
+            #expect(try status == 200 && ImageFixture.decode(body).width == 10)
+            #expect(gate.busySlots == 0)
+        }
+    }
+
+    /// `If-None-Match` as RFC 9110 § 13.1.2 reads it, on a thumbnail and on the file itself (one
+    /// function): a list matches when any of its tags does, `W/` is compared weakly, `*` matches
+    /// any; a 304 has no body, and anything else gets the whole answer.
+    @Test func ifNoneMatchTakesListsWeakTagsAndAStar() async throws {
+        try await FileFixture.run { api, _ in
+            let path = try await Self.upload(api, "a.png", try ImageFixture.encoded(width: 120, height: 90, format: .png), type: "image/png")
+            for uri in ["\(path)?imageView2/2/w/40", path] {
+                let first = try await Self.get(api, uri)
+                let etag = try #require(first.headers[.eTag])
+                #expect(first.status == .ok && !first.body.isEmpty)
+                let matching = [
+                    etag, "W/\(etag)", "*", "\"other\", \(etag)", "\"x,y\", W/\(etag)", "  \"a\" ,\t\(etag) , \"b\"",
+                ]
+                for value in matching {
+                    let reply = try await Self.get(api, uri, headers: FileFixture.adding("If-None-Match", value))
+                    #expect(reply.status == .notModified && reply.body.isEmpty, "\(uri) If-None-Match: \(value): \(reply.status)")
+                    #expect(reply.headers[.eTag] == etag, "\(uri) \(value)")
+                }
+                let stripped = String(etag.dropFirst().dropLast())
+                let other = [
+                    "\"other\"", "W/\"other\", \"more\"", stripped, "\"\(stripped)", "W/\(stripped)", "\"\(stripped)x\"",
+                    // A list is read up to its first entry that is no tag.
+                    "junk, \(etag)", "",
+                ]
+                for value in other {
+                    let reply = try await Self.get(api, uri, headers: FileFixture.adding("If-None-Match", value))
+                    #expect(reply.status == .ok && reply.body == first.body, "\(uri) If-None-Match: \(value): \(reply.status)")
+                }
+                // Two field lines are one list.
+                var twoLines = Headers.none
+                twoLines.append(HTTPField(name: .ifNoneMatch, value: "\"other\""))
+                twoLines.append(HTTPField(name: .ifNoneMatch, value: etag))
+                let reply = try await Self.get(api, uri, headers: twoLines)
+                #expect(reply.status == .notModified && reply.body.isEmpty, "\(uri) two lines: \(reply.status)")
+            }
         }
     }
 

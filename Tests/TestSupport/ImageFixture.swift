@@ -46,6 +46,17 @@ package enum ImageFixture {
         }
     }
 
+    /// Writes an image of `bands` bands (1 grey, 2 grey and alpha, 3 RGB, 4 RGBA, or CMYK with
+    /// `cmyk`) of 16 bits a band with `deep`, else 8, to `path`, in the format its suffix names;
+    /// streamed, as `write(width:height:format:to:)`.
+    package static func write(width: Int, height: Int, bands: Int, deep: Bool, cmyk: Bool = false, to path: String) throws {
+        guard Vips.started, let image = fh_vips_pattern_of(Int32(width), Int32(height), Int32(bands), deep ? 1 : 0, cmyk ? 1 : 0) else {
+            throw Failure(description: "pattern: \(Vips.takeError())")
+        }
+        defer { g_object_unref(image) }
+        guard fh_vips_write(image, path) == 0 else { throw Failure(description: "write: \(Vips.takeError())") }
+    }
+
     private static func withPattern<Value>(
         width: Int, height: Int, alpha: Bool, _ body: (UnsafeMutablePointer<VipsImage>) throws -> Value
     ) throws -> Value {
@@ -81,12 +92,13 @@ package enum ImageFixture {
     }
 
     /// A decompression bomb: a PNG of a few dozen bytes whose header declares `width`×`height`
-    /// grey pixels (its one data chunk holds a few empty rows; a decoder trusting the header
-    /// would allocate for all of them).
-    package static func pngClaiming(width: Int, height: Int) -> [UInt8] {
+    /// pixels of PNG's `colorType` (0 grey, 2 RGB, 4 grey and alpha, 6 RGBA) and `bitDepth` (its
+    /// one data chunk holds a few empty rows; a decoder trusting the header would allocate for
+    /// all of them).
+    package static func pngClaiming(width: Int, height: Int, bitDepth: UInt8 = 8, colorType: UInt8 = 0) -> [UInt8] {
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         var header = bigEndian(UInt32(width)) + bigEndian(UInt32(height))
-        header += [8, 0, 0, 0, 0]  // 8-bit greyscale, deflate, no filter method, no interlace
+        header += [bitDepth, colorType, 0, 0, 0]  // deflate, no filter method, no interlace
         bytes += chunk("IHDR", header)
         // A zlib stream with one stored block of 16 zero bytes, and its Adler-32.
         let zeros = [UInt8](repeating: 0, count: 16)

@@ -25,8 +25,48 @@ import Testing
             let (made, decoded) = try await ThumbnailerTests.make(
                 Thumbnailer(limits: limits), source, ThumbnailSpec(mode: 2, width: 400, height: 300, format: .png), in: directory)
             #expect(decoded.width == 300 && decoded.height == 300 && made.format == .png, "\(decoded)")
-            let decodedBytes = 8000 * 8000 * 3
-            #expect(Vips.pixelMemoryHighWater < decodedBytes / 3, "libvips held \(Vips.pixelMemoryHighWater) bytes at most")
+            #expect(Vips.pixelMemoryHighWater < Self.bound, "libvips held \(Vips.pixelMemoryHighWater) bytes at most")
         }
+    }
+
+    /// The bound every test here holds libvips to: a third of the 8000×8000 RGB original's
+    /// decoded size (the high-water mark is the process's, so each test's bound is the same).
+    static let bound = 8000 * 8000 * 3 / 3
+
+    /// Wide originals of other depths and bands, within the byte bound: their rows are averaged
+    /// down before the resize, and a WebP is decoded at the thumbnail's scale, so none costs
+    /// what its row or its whole decode would (before, the 15 000-pixel RGBA PNG held 108 MB and
+    /// the WebP 270 MB).
+    @Test(arguments: [
+        Wide(name: "rgba.png", width: 15_000, height: 3_000, bands: 4, deep: false, cmyk: false, thumbnailWidth: 100),
+        Wide(name: "grey16.png", width: 15_000, height: 3_000, bands: 1, deep: true, cmyk: false, thumbnailWidth: 100),
+        Wide(name: "rgba16.png", width: 7_000, height: 3_000, bands: 4, deep: true, cmyk: false, thumbnailWidth: 100),
+        Wide(name: "cmyk.jpg", width: 15_000, height: 3_000, bands: 4, deep: false, cmyk: true, thumbnailWidth: 1000),
+        Wide(name: "rgb.webp", width: 3_000, height: 3_000, bands: 3, deep: false, cmyk: false, thumbnailWidth: 100),
+    ])
+    func aWideOrDeepImageIsResizedWithinTheMemoryBound(_ wide: Wide) async throws {
+        try await ThumbnailerTests.inDirectory { directory in
+            let source = directory + "/" + wide.name
+            try ImageFixture.write(width: wide.width, height: wide.height, bands: wide.bands, deep: wide.deep, cmyk: wide.cmyk, to: source)
+            var limits = ThumbnailLimits()
+            limits.maxSourceBytes = 200 * 1024 * 1024
+            limits.timeBudget = .seconds(600)
+            let (made, decoded) = try await ThumbnailerTests.make(
+                Thumbnailer(limits: limits), source, ThumbnailSpec(mode: 2, width: wide.thumbnailWidth, format: .png), in: directory)
+            #expect(decoded.width == wide.thumbnailWidth && made.format == .png, "\(decoded)")
+            #expect(Vips.pixelMemoryHighWater < Self.bound, "\(wide.name): libvips held \(Vips.pixelMemoryHighWater) bytes at most")
+        }
+    }
+
+    /// An original for `aWideOrDeepImageIsResizedWithinTheMemoryBound`.
+    struct Wide: Sendable, CustomTestStringConvertible {
+        var name: String
+        var width: Int
+        var height: Int
+        var bands: Int
+        var deep: Bool
+        var cmyk: Bool
+        var thumbnailWidth: Int
+        var testDescription: String { name }
     }
 }

@@ -25,7 +25,7 @@ import Testing
         _ thumbnailer: Thumbnailer = Thumbnailer(), _ source: String, _ spec: ThumbnailSpec, in directory: String
     ) async throws -> (made: Thumbnailer.Made, decoded: ImageFixture.Decoded) {
         let output = directory + "/out-\(UUID().uuidString)"
-        let made = try await thumbnailer.make(from: source, spec: spec, to: output)
+        let made = try await thumbnailer.make(from: source, spec: spec, to: output, for: "test")
         let decoded = try ImageFixture.decode(Array(try Data(contentsOf: URL(fileURLWithPath: output))))
         return (made, decoded)
     }
@@ -162,6 +162,103 @@ import Testing
         }
     }
 
+    /// What an original costs in bytes, not only in pixels: libvips holds hundreds of its rows,
+    /// so a wide original of 16 bits a band and four bands is refused from its header (a 16-bit
+    /// RGBA PNG of 30 000 × 5 000 held 340 MB), while the same size in fewer bytes a pixel passes
+    /// that bound (and is refused by the decoder, its rows missing: the files lie).
+    @Test func aWideDeepOriginalIsRefusedByItsBytes() async throws {
+        try await Self.inDirectory { directory in
+            let cases: [(bitDepth: UInt8, colorType: UInt8, refused: Bool)] = [
+                (16, 6, true),  // RGBA, 16 bits: 240 000 bytes a row
+                (16, 2, true),  // RGB, 16 bits: 180 000
+                (8, 6, false),  // RGBA, 8 bits: 120 000
+                (16, 0, false),  // grey, 16 bits: 60 000
+                (8, 0, false),  // grey, 8 bits: 30 000
+            ]
+            for item in cases {
+                let bytes = ImageFixture.pngClaiming(width: 30_000, height: 5_000, bitDepth: item.bitDepth, colorType: item.colorType)
+                let source = try Self.file(bytes, "wide.png", in: directory)
+                let error = await #expect(throws: ThumbnailError.self) {
+                    try await Self.make(Thumbnailer(), source, ThumbnailSpec(mode: 2, width: 100), in: directory)
+                }
+                if item.refused {
+                    #expect(error?.kind == .imageTooLarge && error?.message.contains("MB of memory") == true, "\(item): \(String(describing: error))")
+                } else {
+                    #expect(error?.kind == .notAnImage, "\(item): \(String(describing: error))")
+                }
+            }
+            // A larger thumbnail costs more: the 8-bit RGBA original kept at 9 000 pixels wide is refused.
+            let rgba = try Self.file(ImageFixture.pngClaiming(width: 30_000, height: 5_000, colorType: 6), "rgba.png", in: directory)
+            let error = await #expect(throws: ThumbnailError.self) {
+                try await Self.make(Thumbnailer(), rgba, ThumbnailSpec(mode: 2, width: 9_000), in: directory)
+            }
+            #expect(error?.kind == .imageTooLarge, "\(String(describing: error))")
+        }
+    }
+
+    /// GIF, WebP and HEIF are decoded in one call the time budget can't stop, so such an original
+    /// may have only the pixels that decode in half the budget: with a budget of half a second,
+    /// 1 666 666 (at `wholeDecodeTimePerPixel`, 150 ns).
+    @Test func aWholeDecodedOriginalFitsInHalfTheTimeBudget() async throws {
+        try await Self.inDirectory { directory in
+            var limits = ThumbnailLimits()
+            limits.timeBudget = .milliseconds(500)
+            #expect(limits.wholeDecodePixels == 1_666_666)
+            let large = try Self.file(try ImageFixture.encoded(width: 1600, height: 1200, format: .webp), "large.webp", in: directory)
+            let error = await #expect(throws: ThumbnailError.self) {
+                try await Self.make(Thumbnailer(limits: limits), large, ThumbnailSpec(mode: 2, width: 100), in: directory)
+            }
+            #expect(error?.kind == .imageTooLarge && error?.message.contains("1666666") == true, "\(String(describing: error))")
+            // A PNG of that size streams (the budget stops it between strips): made.
+            let png = try Self.file(try ImageFixture.encoded(width: 1600, height: 1200, format: .png), "large.png", in: directory)
+            #expect(try await Self.make(Thumbnailer(limits: limits), png, ThumbnailSpec(mode: 2, width: 100), in: directory).decoded.width == 100)
+            let small = try Self.file(try ImageFixture.encoded(width: 1000, height: 1000, format: .webp), "small.webp", in: directory)
+            let made = try await Self.make(Thumbnailer(limits: limits), small, ThumbnailSpec(mode: 2, width: 100), in: directory)
+            #expect(made.decoded.width == 100 && made.decoded.height == 100 && made.decoded.format == .webp)
+            // With the default budget (10 s) the bound is the buffer's.
+            #expect(ThumbnailLimits().wholeDecodePixels == ThumbnailLimits().maxBufferedPixels)
+        }
+    }
+
+    /// WebP and GIF thumbnails are encoded whole, in one call (libwebp held 640 MB and 6 s for
+    /// 4096 × 4096): held to `maxWholeEncodePixels`; the streamed formats to the thumbnail bound.
+    @Test func webpAndGIFThumbnailsHaveASmallerPixelBound() async throws {
+        try await Self.inDirectory { directory in
+            let source = try Self.file(try ImageFixture.encoded(width: 300, height: 200, format: .png), "a.png", in: directory)
+            var limits = ThumbnailLimits()
+            limits.maxWholeEncodePixels = 10_000
+            for format in [ThumbnailSpec.Format.webp, .gif] {
+                let error = await #expect(throws: ThumbnailError.self) {
+                    try await Self.make(Thumbnailer(limits: limits), source, ThumbnailSpec(mode: 2, width: 150, format: format), in: directory)
+                }
+                #expect(error?.kind == .thumbnailTooLarge && error?.message.contains("10000") == true, "\(String(describing: error))")
+                let made = try await Self.make(Thumbnailer(limits: limits), source, ThumbnailSpec(mode: 2, width: 120, format: format), in: directory)
+                #expect(made.decoded.width == 120 && made.decoded.height == 80 && made.decoded.format == format)
+            }
+            let png = try await Self.make(Thumbnailer(limits: limits), source, ThumbnailSpec(mode: 2, width: 150, format: .png), in: directory)
+            #expect(png.decoded.width == 150)
+        }
+    }
+
+    /// An original averaged down by whole factors before the resize (and a JPEG or WebP shrunk
+    /// on load) still gets its exact size, its alpha kept, odd sides included.
+    @Test func aPreShrunkOriginalHasItsExactSize() async throws {
+        try await Self.inDirectory { directory in
+            for format in [ThumbnailSpec.Format.png, .webp, .jpg] {
+                let source = try Self.file(
+                    try ImageFixture.encoded(width: 4001, height: 2999, format: format, alpha: format != .jpg), "big.\(format.rawValue)", in: directory)
+                for (spec, width, height) in [
+                    (ThumbnailSpec(mode: 2, width: 101), 101, 76), (ThumbnailSpec(mode: 1, width: 99, height: 99), 99, 99),
+                    (ThumbnailSpec(mode: 2, height: 31), 41, 31),
+                ] {
+                    let made = try await Self.make(Thumbnailer(), source, spec, in: directory)
+                    #expect(made.decoded.width == width && made.decoded.height == height, "\(format) \(spec): \(made.decoded)")
+                    #expect(made.decoded.bands == (format == .jpg ? 3 : 4), "\(format) \(spec): \(made.decoded)")
+                }
+            }
+        }
+    }
+
     /// A budget already spent when the pipeline starts: libvips' kill flag is set before any
     /// pixel is computed, so the outcome doesn't depend on the machine's speed.
     @Test func theTimeBudgetStopsThePipeline() async throws {
@@ -172,7 +269,7 @@ import Testing
             limits.timeBudget = .zero
             let output = directory + "/out.png"
             let error = await #expect(throws: ThumbnailError.self) {
-                try await Thumbnailer(limits: limits).make(from: source, spec: ThumbnailSpec(mode: 2, width: 100), to: output)
+                try await Thumbnailer(limits: limits).make(from: source, spec: ThumbnailSpec(mode: 2, width: 100), to: output, for: "test")
             }
             #expect(error?.kind == .timedOut, "\(String(describing: error))")
             #expect(!FileManager.default.fileExists(atPath: output))
@@ -183,12 +280,12 @@ import Testing
         try await Self.inDirectory { directory in
             let source = try Self.file(try ImageFixture.encoded(width: 60, height: 40, format: .png), "a.png", in: directory)
             let gate = ThumbnailGate(slots: 1, maxWait: .zero)
-            #expect(await gate.enter())
+            #expect(await gate.enter(client: "a"))
             let error = await #expect(throws: ThumbnailError.self) {
                 try await Self.make(Thumbnailer(gate: gate), source, ThumbnailSpec(mode: 2, width: 10), in: directory)
             }
             #expect(error?.kind == .busy)
-            gate.leave()
+            gate.leave(client: "a")
             #expect(try await Self.make(Thumbnailer(gate: gate), source, ThumbnailSpec(mode: 2, width: 10), in: directory).decoded.width == 10)
             #expect(gate.busySlots == 0)
         }

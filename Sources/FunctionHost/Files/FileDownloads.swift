@@ -21,14 +21,14 @@ struct FileDownloads: Sendable {
 
     func register(on router: Router<HostRequestContext>) {
         router.get("files/:key") { request, context in
-            try await serve(request, key: try context.parameters.require("key"), sendsBody: true)
+            try await serve(request, key: try context.parameters.require("key"), client: context.clientAddress, sendsBody: true)
         }
         router.head("files/:key") { request, context in
-            try await serve(request, key: try context.parameters.require("key"), sendsBody: false)
+            try await serve(request, key: try context.parameters.require("key"), client: context.clientAddress, sendsBody: false)
         }
         // The name after the key is for people and browsers' downloads; the key finds the file.
         router.get("files/:key/:name") { request, context in
-            try await serve(request, key: try context.parameters.require("key"), sendsBody: true)
+            try await serve(request, key: try context.parameters.require("key"), client: context.clientAddress, sendsBody: true)
         }
     }
 
@@ -42,13 +42,13 @@ struct FileDownloads: Sendable {
         return nil
     }
 
-    private func serve(_ request: Request, key: String, sendsBody: Bool) async throws -> Response {
+    private func serve(_ request: Request, key: String, client: String?, sendsBody: Bool) async throws -> Response {
         guard let file = try await stored(key), let content = try files.content.content(forKey: key) else {
             throw HostError(status: .notFound, code: 404, message: "File not found.")
         }
         if let query = request.uri.query, !query.isEmpty,
             let thumbnail = try await thumbnails.answer(
-                request, query: query, key: key, file: file, content: content, sendsBody: sendsBody)
+                request, query: query, key: key, file: file, content: content, client: client ?? "unknown", sendsBody: sendsBody)
         {
             return thumbnail
         }
@@ -86,11 +86,12 @@ struct FileDownloads: Sendable {
         return Response(status: status, headers: headers, body: Self.body(of: handle, from: range.start, length: length))
     }
 
-    /// Sets the `ETag`, and answers 304 when the client's `If-None-Match` names it.
+    /// Sets the `ETag`, and answers 304 (no body) when the client's `If-None-Match` names it
+    /// (`EntityTag.matches`: `*`, a list, weak comparison).
     static func notModified(_ request: Request, etag: String?, headers: inout HTTPFields) -> Response? {
         guard let etag else { return nil }
         headers[.eTag] = etag
-        guard let match = request.headers[.ifNoneMatch], match == etag || match == "*" else { return nil }
+        guard EntityTag.ifNoneMatch(request.headers[values: .ifNoneMatch], matches: etag) else { return nil }
         return Response(status: .notModified, headers: headers)
     }
 

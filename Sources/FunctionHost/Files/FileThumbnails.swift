@@ -11,9 +11,10 @@ struct FileThumbnails: Sendable {
     let store: ThumbnailStore
 
     /// The answer to `query`; nil when it asks for no thumbnail, or when making one failed and
-    /// the URL said `ignore-error/1` (the original is answered then).
+    /// the URL said `ignore-error/1` (the original is answered then). `client` (the address the
+    /// rate limits key on) is who the slot it is made in is counted against.
     func answer(
-        _ request: Request, query: String, key: String, file: StoredObject, content: FileContent, sendsBody: Bool
+        _ request: Request, query: String, key: String, file: StoredObject, content: FileContent, client: String, sendsBody: Bool
     ) async throws -> Response? {
         let spec: ThumbnailSpec
         do {
@@ -29,7 +30,7 @@ struct FileThumbnails: Sendable {
         if let notModified = FileDownloads.notModified(request, etag: etag, headers: &headers) { return notModified }
         let hit: ThumbnailCache.Hit
         do {
-            hit = try await store.thumbnail(ofFile: key, at: content.path, spec: spec)
+            hit = try await store.thumbnail(ofFile: key, at: content.path, spec: spec, for: client)
         } catch {
             if spec.ignoresErrors, error.kind != .storage { return nil }
             return try Self.failure(error)
