@@ -17,6 +17,10 @@ public struct ThumbnailLimits: Sendable, Equatable {
     public var maxSide = ThumbnailSpec.maxSide
     /// The most pixels of a thumbnail.
     public var maxPixels = 24_999_999
+    /// The most pixels of a thumbnail whose encoder holds it whole (WebP, GIF, interlaced PNG,
+    /// progressive JPEG): 2048 × 2048, so the encoder's copy and work stay near 100 MB and
+    /// well within the time budget (`ThumbnailOutputBound`).
+    public var maxBufferedOutputPixels = 4_194_304
     /// How long making one may take; past it libvips stops (its pipeline is killed) and the
     /// request is answered 503.
     public var timeBudget = Duration.seconds(10)

@@ -43,6 +43,9 @@ public struct Thumbnailer: Sendable {
             throw ThumbnailError(
                 .imageTooLarge, "Thumbnails are made of images up to \(limits.maxSourceBytes / (1024 * 1024)) MB; this one has \(size) bytes.")
         }
+        // Header work libvips can't stop (text chunks, chained TIFF pages) is refused from the
+        // file's structure, before a slot is taken.
+        try OriginalScan.check(source)
         guard await gate.enter() else {
             throw ThumbnailError(.busy, "Too many thumbnails are being made; try again shortly.")
         }
@@ -64,6 +67,8 @@ public struct Thumbnailer: Sendable {
     static func render(source path: String, spec: ThumbnailSpec, destination: String, limits: ThumbnailLimits) throws(ThumbnailError)
         -> Made
     {
+        // The budget counts from before the open: time the loader's header work takes is spent.
+        let killSwitch = VipsKillSwitch(budget: limits.timeBudget)
         guard Vips.started else { throw ThumbnailError(.storage, "libvips could not start: \(Vips.takeError())") }
         guard let source = vips_source_new_from_file(path) else {
             throw ThumbnailError(.storage, "Could not open \(path): \(Vips.takeError())")
@@ -101,6 +106,7 @@ public struct Thumbnailer: Sendable {
                 "The thumbnail would be \(geometry.width)×\(geometry.height); thumbnails are up to \(limits.maxSide) pixels a side and \(limits.maxPixels) pixels."
             )
         }
+        try limits.checkOutput(width: geometry.width, height: geometry.height, format: spec.format ?? originalFormat, interlace: spec.interlace)
         // A JPEG decodes at 1/2, 1/4 or 1/8 of its size for a fraction of the work; a factor
         // of two is left for the resize so its quality is the same.
         if originalFormat == .jpg, loaderName == "VipsForeignLoadJpegSource" {
@@ -113,7 +119,6 @@ public struct Thumbnailer: Sendable {
                 image = shrunk
             }
         }
-        let killSwitch = VipsKillSwitch(budget: limits.timeBudget)
         killSwitch.watch(image)
         defer { killSwitch.finish() }
         let format = spec.format ?? originalFormat
