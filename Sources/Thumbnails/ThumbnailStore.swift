@@ -13,9 +13,12 @@ public struct ThumbnailStore: Sendable {
         self.cache = cache
     }
 
-    /// The thumbnail `spec` asks of the stored file `key`, whose bytes are at `path`, opened.
-    public func thumbnail(ofFile key: String, at path: String, spec: ThumbnailSpec) async throws(ThumbnailError) -> ThumbnailCache.Hit {
-        let name = ThumbnailCache.name(fileKey: key, spec: spec)
+    /// The thumbnail `spec` asks of the stored file `key` in its `version` (what tells this
+    /// file from another stored under the same key before), whose bytes are at `path`, opened.
+    public func thumbnail(
+        ofFile key: String, version: String, at path: String, spec: ThumbnailSpec
+    ) async throws(ThumbnailError) -> ThumbnailCache.Hit {
+        let name = ThumbnailCache.name(fileKey: key, version: version, spec: spec)
         if let hit = cache.open(name) { return hit }
         let temporary = cache.temporaryPath()
         let made: Thumbnailer.Made
