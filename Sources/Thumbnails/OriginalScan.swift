@@ -1,3 +1,4 @@
+import CVips
 import Foundation
 
 /// Reads the structure an original's loader walks before its first pixel, headers only, and
@@ -6,9 +7,10 @@ import Foundation
 /// allocates is outside the pixel bounds.
 ///
 /// - PNG: libpng inflates every `zTXt`, compressed `iTXt` and `iCCP` chunk (up to 8 MB each) and
-///   libvips keeps the text as the image's metadata; 820 KB of `zTXt` took 1.2 GB and 9 s. The
-///   chunk list is walked (lengths and types, never the data) and ancillary chunks are bounded
-///   by count, by bytes, and the compressed ones by a small count.
+///   libvips keeps the text as the image's metadata, copied several times over: 820 KB of
+///   `zTXt` took 1.2 GB and 9 s, four chunks of 8 MB 200 MB. The chunk list is walked (lengths
+///   and types) and ancillary chunks are bounded by count and by bytes as stored; the compressed
+///   ones are inflated here, counted and dropped, and bounded by what they inflate to.
 /// - TIFF: libvips counts the pages by reading every directory at open; 174 000 chained ones
 ///   took 15 s. The directory chain is followed (offsets only) up to `maxTIFFPages`.
 ///
@@ -20,10 +22,12 @@ enum OriginalScan {
     static let maxPNGAncillaryChunks = 64
     /// The most bytes of ancillary chunks a PNG may carry, as stored.
     static let maxPNGAncillaryBytes = 1024 * 1024
-    /// The most compressed ancillary chunks (`zTXt`, `iTXt`, `iCCP`): each may inflate to 8 MB
-    /// (libpng's cap), so 4 bound a PNG's metadata to 32 MB. Real images carry an ICC profile
-    /// and a few raw profiles (EXIF, XMP, IPTC) at most.
-    static let maxPNGCompressedChunks = 4
+    /// The most compressed ancillary chunks (`zTXt`, `iTXt`, `iCCP`). Real images carry an ICC
+    /// profile and a few raw profiles (EXIF, XMP, IPTC) at most.
+    static let maxPNGCompressedChunks = 8
+    /// The most bytes the compressed ancillary chunks may inflate to, all together: an ICC
+    /// profile is a few KB to 1 MB, EXIF and XMP less.
+    static let maxPNGInflatedBytes = 2 * 1024 * 1024
     /// The most pages (directories) of a TIFF.
     static let maxTIFFPages = 64
 
@@ -45,6 +49,7 @@ enum OriginalScan {
         var ancillary = 0
         var ancillaryBytes = 0
         var compressed = 0
+        var inflated = 0
         while let header = reader.bytes(at: offset, count: 8) {
             let length = Int(header[0]) << 24 | Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
             let type = String(decoding: header[4..<8], as: UTF8.self)
@@ -63,10 +68,36 @@ enum OriginalScan {
                 guard ancillaryBytes <= maxPNGAncillaryBytes else {
                     throw refusal("The PNG carries more than \(maxPNGAncillaryBytes) bytes of metadata")
                 }
+                if ["zTXt", "iTXt", "iCCP"].contains(type), let data = reader.bytes(at: offset + 8, count: length) {
+                    inflated += inflatedSize(type: type, data, limit: maxPNGInflatedBytes - inflated)
+                    guard inflated <= maxPNGInflatedBytes else {
+                        throw refusal("The PNG's metadata inflates to more than \(maxPNGInflatedBytes) bytes")
+                    }
+                }
             }
             // Length, type, data, CRC.
             offset += 12 + length
         }
+    }
+
+    /// What a compressed chunk's text or profile inflates to (past `limit`, a count over it): its
+    /// zlib stream follows a keyword and its NUL, then (`iTXt`) a compression flag, or the
+    /// method byte, and (`iTXt`) a language tag and a translated keyword, each NUL-ended.
+    private static func inflatedSize(type: String, _ data: [UInt8], limit: Int) -> Int {
+        guard let keywordEnd = data.firstIndex(of: 0) else { return 0 }
+        var start = keywordEnd + 2
+        if type == "iTXt" {
+            // An uncompressed iTXt is counted as stored (in the bytes bound already).
+            guard keywordEnd + 1 < data.count, data[keywordEnd + 1] != 0,
+                let language = data[min(data.count, keywordEnd + 3)...].firstIndex(of: 0),
+                let translated = data[(language + 1)...].firstIndex(of: 0)
+            else { return 0 }
+            start = translated + 1
+        }
+        guard start < data.count else { return 0 }
+        let size = data[start...].withUnsafeBytes { fh_inflated_size($0.baseAddress, $0.count, Int64(limit)) }
+        // A corrupt stream: libpng drops the chunk with a warning.
+        return size < 0 ? 0 : Int(size)
     }
 
     private static func checkTIFF(_ reader: FileWindow, littleEndian: Bool) throws(ThumbnailError) {

@@ -73,7 +73,7 @@ import Thumbnails
             let large = try await FileThumbnailTests.upload(
                 api, "large.png", try ImageFixture.encoded(width: 2100, height: 2100, format: .png), type: "image/png")
             let cases: [(uri: String, words: String)] = [
-                ("\(bomb)?imageView2/2/w/10", "compressed"),
+                ("\(bomb)?imageView2/2/w/10", "inflates to more than"),
                 ("\(pages)?imageView2/2/w/10", "pages"),
                 ("\(large)?imageView2/2/w/2100/format/webp", "would be 2100×2100"),
                 ("\(large)?imageView2/0/w/9999/format/gif", "would be 2100×2100"),

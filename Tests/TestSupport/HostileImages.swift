@@ -3,16 +3,18 @@ import Foundation
 /// Originals made to cost a thumbnailer more than their size says, for the attack tests: a PNG
 /// whose text chunks inflate to far more than the file, and a TIFF of many chained pages.
 package enum HostileImages {
-    /// A 16×16 RGB PNG carrying `chunks` `zTXt` chunks placed before its pixels, each of which
-    /// inflates to `inflatedBytes` letters (a few KB each in the file; text of zero bytes would
-    /// read as empty strings).
-    package static func pngWithTextBomb(chunks: Int, inflatedBytes: Int) -> [UInt8] {
+    /// A 16×16 RGB PNG carrying `chunks` compressed chunks of `type` (`zTXt`, `iTXt` or `iCCP`)
+    /// placed before its pixels, each of which inflates to `inflatedBytes` letters (a few KB each
+    /// in the file; text of zero bytes would read as empty strings).
+    package static func pngWithTextBomb(chunks: Int, inflatedBytes: Int, type: String = "zTXt") -> [UInt8] {
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         bytes += ImageFixture.chunk("IHDR", ImageFixture.bigEndian(16) + ImageFixture.bigEndian(16) + [8, 2, 0, 0, 0])
         let text = zlibRun(of: 0x41, inflatedBytes)
         for index in 0..<chunks {
-            // keyword, its terminator, compression method 0 (deflate), the compressed text
-            bytes += ImageFixture.chunk("zTXt", Array("note\(index)".utf8) + [0, 0] + text)
+            // The keyword (or profile name) and its NUL; for iTXt the compressed flag; the method
+            // (0, deflate); for iTXt an empty language tag and translated keyword; the stream.
+            let prefix: [UInt8] = type == "iTXt" ? [0, 1, 0, 0, 0] : [0, 0]
+            bytes += ImageFixture.chunk(type, Array("note\(index)".utf8) + prefix + text)
         }
         // 16 rows of a filter byte and 48 zero bytes.
         bytes += ImageFixture.chunk("IDAT", zlibRun(of: 0, 16 * 49))

@@ -21,9 +21,19 @@ import Testing
 
     @Test func attackPNGTextChunksPastTheBoundAreRefusedBeforeLibvipsReadsThem() async throws {
         try await ThumbnailerTests.inDirectory { directory in
-            // 40 zTXt chunks of 1 MB each once inflated, 50 KB in the file.
+            // 40 zTXt chunks of 1 MB each once inflated, 40 KB in the file.
             let bomb = try ThumbnailerTests.file(HostileImages.pngWithTextBomb(chunks: 40, inflatedBytes: 1 << 20), "bomb.png", in: directory)
-            await Self.expectRefused(bomb, ThumbnailSpec(mode: 2, width: 8), .imageTooLarge, saying: "compressed", in: directory)
+            await Self.expectRefused(bomb, ThumbnailSpec(mode: 2, width: 8), .imageTooLarge, saying: "inflates to more than", in: directory)
+            // Three of 1 MB are past the 2 MB of metadata; twelve small ones past the count.
+            let three = try ThumbnailerTests.file(HostileImages.pngWithTextBomb(chunks: 3, inflatedBytes: 1 << 20), "three.png", in: directory)
+            await Self.expectRefused(three, ThumbnailSpec(mode: 2, width: 8), .imageTooLarge, saying: "inflates to more than", in: directory)
+            for type in ["iTXt", "iCCP"] {
+                let one = try ThumbnailerTests.file(
+                    HostileImages.pngWithTextBomb(chunks: 1, inflatedBytes: 3 << 20, type: type), "\(type).png", in: directory)
+                await Self.expectRefused(one, ThumbnailSpec(mode: 2, width: 8), .imageTooLarge, saying: "inflates to more than", in: directory)
+            }
+            let twelve = try ThumbnailerTests.file(HostileImages.pngWithTextBomb(chunks: 12, inflatedBytes: 1000), "twelve.png", in: directory)
+            await Self.expectRefused(twelve, ThumbnailSpec(mode: 2, width: 8), .imageTooLarge, saying: "compressed", in: directory)
             // Many small text chunks, and a few large ones, are refused too.
             let many = try ThumbnailerTests.file(HostileImages.pngWithTextChunks(count: 100, size: 16), "many.png", in: directory)
             await Self.expectRefused(many, ThumbnailSpec(mode: 2, width: 8), .imageTooLarge, saying: "metadata chunks", in: directory)
@@ -32,6 +42,7 @@ import Testing
             // Within the bounds: made, as an ordinary PNG with a little text is.
             for (name, bytes) in [
                 ("few.png", HostileImages.pngWithTextBomb(chunks: 2, inflatedBytes: 1000)),
+                ("itxt.png", HostileImages.pngWithTextBomb(chunks: 1, inflatedBytes: 1 << 20, type: "iTXt")),
                 ("text.png", HostileImages.pngWithTextChunks(count: 10, size: 1000)),
             ] {
                 let source = try ThumbnailerTests.file(bytes, name, in: directory)
