@@ -43,9 +43,6 @@ public struct Thumbnailer: Sendable {
             throw ThumbnailError(
                 .imageTooLarge, "Thumbnails are made of images up to \(limits.maxSourceBytes / (1024 * 1024)) MB; this one has \(size) bytes.")
         }
-        // Header work libvips can't stop (text chunks, chained TIFF pages) is refused from the
-        // file's structure, before a slot is taken.
-        try OriginalScan.check(source)
         guard await gate.enter() else {
             throw ThumbnailError(.busy, "Too many thumbnails are being made; try again shortly.")
         }
@@ -70,6 +67,9 @@ public struct Thumbnailer: Sendable {
         // The budget counts from before the open: time the loader's header work takes is spent.
         let killSwitch = VipsKillSwitch(budget: limits.timeBudget)
         guard Vips.started else { throw ThumbnailError(.storage, "libvips could not start: \(Vips.takeError())") }
+        // Header work libvips can't stop (text chunks, chained TIFF pages) is refused from the
+        // file's structure first: in a slot and off the server's threads, as it reads the file.
+        try OriginalScan.check(path)
         guard let source = vips_source_new_from_file(path) else {
             throw ThumbnailError(.storage, "Could not open \(path): \(Vips.takeError())")
         }
