@@ -35,6 +35,19 @@ package enum HostileImages {
         return bytes
     }
 
+    /// A 16×16 RGB PNG whose pixels are split into `count` data chunks, all but the last empty
+    /// (12 bytes each: a chunk list as long as the file allows).
+    package static func pngOfManyChunks(_ count: Int) -> [UInt8] {
+        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        bytes += ImageFixture.chunk("IHDR", ImageFixture.bigEndian(16) + ImageFixture.bigEndian(16) + [8, 2, 0, 0, 0])
+        let empty = ImageFixture.chunk("IDAT", [])
+        bytes.reserveCapacity(bytes.count + count * empty.count + 100)
+        for _ in 1..<max(1, count) { bytes += empty }
+        bytes += ImageFixture.chunk("IDAT", zlibRun(of: 0, 16 * 49))
+        bytes += ImageFixture.chunk("IEND", [])
+        return bytes
+    }
+
     /// A little-endian TIFF of `pages` 1×1 grey pages, each directory pointing at the next (a
     /// loader walks all of them to count the pages before the first pixel).
     package static func tiffWithPages(_ pages: Int) -> [UInt8] {

@@ -52,6 +52,21 @@ import Testing
         }
     }
 
+    /// The pre-scan reads every chunk header of a PNG: a file of the largest size made only of
+    /// empty chunks is walked in bounded time (and libpng reads it as the image it is).
+    @Test func attackAChunkListAsLongAsTheFileIsWalkedQuickly() async throws {
+        try await ThumbnailerTests.inDirectory { directory in
+            let source = try ThumbnailerTests.file(HostileImages.pngOfManyChunks(1_700_000), "chunks.png", in: directory)
+            #expect(try FileManager.default.attributesOfItem(atPath: source)[.size] as? Int ?? 0 > 20_000_000)
+            var limits = ThumbnailLimits()
+            limits.maxSourceBytes = 21 * 1024 * 1024
+            let started = ContinuousClock.now
+            let (made, _) = try await ThumbnailerTests.make(Thumbnailer(limits: limits), source, ThumbnailSpec(mode: 2, width: 8), in: directory)
+            #expect(made.width == 8)
+            #expect(ContinuousClock.now - started < .seconds(10), "\(ContinuousClock.now - started)")
+        }
+    }
+
     @Test func attackATIFFOfManyChainedPagesIsRefusedFromItsDirectories() async throws {
         try await ThumbnailerTests.inDirectory { directory in
             let chained = try ThumbnailerTests.file(HostileImages.tiffWithPages(5000), "pages.tif", in: directory)
