@@ -61,9 +61,12 @@ public final class ThumbnailCache: Sendable {
         evict()
     }
 
-    /// The cache's name of a thumbnail: a digest of the file's key and the normalised spec.
-    public static func name(fileKey: String, spec: ThumbnailSpec) -> String {
-        SHA256.hash(data: Data("\(fileKey)\n\(spec.normalized)".utf8)).map { String(format: "%02x", $0) }.joined()
+    /// The cache's name of a thumbnail: a digest of the file's key, the stored file's version
+    /// (a key can be reused after its file is deleted: the new file's thumbnails are never the
+    /// old one's) and the normalised spec. A deleted file's thumbnails are never asked for again
+    /// and leave with the least recently used.
+    public static func name(fileKey: String, version: String, spec: ThumbnailSpec) -> String {
+        SHA256.hash(data: Data("\(fileKey)\n\(version)\n\(spec.normalized)".utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
     /// A kept thumbnail, opened for reading.

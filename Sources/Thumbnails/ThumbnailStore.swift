@@ -13,12 +13,13 @@ public struct ThumbnailStore: Sendable {
         self.cache = cache
     }
 
-    /// The thumbnail `spec` asks of the stored file `key`, whose bytes are at `path`, opened;
+    /// The thumbnail `spec` asks of the stored file `key` in its `version` (what tells this
+    /// file from another stored under the same key before), whose bytes are at `path`, opened;
     /// made, when it must be, in `client`'s share of the slots.
-    public func thumbnail(ofFile key: String, at path: String, spec: ThumbnailSpec, for client: String) async throws(ThumbnailError)
-        -> ThumbnailCache.Hit
-    {
-        let name = ThumbnailCache.name(fileKey: key, spec: spec)
+    public func thumbnail(
+        ofFile key: String, version: String, at path: String, spec: ThumbnailSpec, for client: String
+    ) async throws(ThumbnailError) -> ThumbnailCache.Hit {
+        let name = ThumbnailCache.name(fileKey: key, version: version, spec: spec)
         if let hit = cache.open(name) { return hit }
         let temporary = cache.temporaryPath()
         let made: Thumbnailer.Made

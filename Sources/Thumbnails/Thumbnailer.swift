@@ -67,7 +67,12 @@ public struct Thumbnailer: Sendable {
     static func render(source path: String, spec: ThumbnailSpec, destination: String, limits: ThumbnailLimits) throws(ThumbnailError)
         -> Made
     {
+        // The budget counts from before the open: time the loader's header work takes is spent.
+        let killSwitch = VipsKillSwitch(budget: limits.timeBudget)
         guard Vips.started else { throw ThumbnailError(.storage, "libvips could not start: \(Vips.takeError())") }
+        // Header work libvips can't stop (text chunks, chained TIFF pages) is refused from the
+        // file's structure first: in a slot and off the server's threads, as it reads the file.
+        try OriginalScan.check(path)
         guard let source = vips_source_new_from_file(path) else {
             throw ThumbnailError(.storage, "Could not open \(path): \(Vips.takeError())")
         }
@@ -113,6 +118,8 @@ public struct Thumbnailer: Sendable {
                 "The thumbnail would be \(geometry.width)×\(geometry.height); \(format.rawValue) thumbnails are up to \(limits.wholeEncodePixels) pixels."
             )
         }
+        // Interlaced and progressive outputs are held whole by their encoders too.
+        try limits.checkOutput(width: geometry.width, height: geometry.height, format: format, interlace: spec.interlace)
         // A JPEG decodes at 1/2, 1/4 or 1/8 of its size for a fraction of the work, a WebP at any
         // scale into a buffer of the scaled size; a factor of two is left for the resize so its
         // quality is the same.
@@ -146,7 +153,6 @@ public struct Thumbnailer: Sendable {
                 "The image is \(sourceWidth)×\(sourceHeight) of \(vips_image_get_bands(image)) bands of \(bytesPerBand * 8) bits; this thumbnail of it would take about \(cost.bytes / 1_048_576) MB of memory, and thumbnails take up to \(limits.maxWorkingBytes / 1_048_576) MB."
             )
         }
-        let killSwitch = VipsKillSwitch(budget: limits.timeBudget)
         killSwitch.watch(image)
         defer { killSwitch.finish() }
         do {

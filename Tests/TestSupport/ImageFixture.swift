@@ -108,12 +108,14 @@ package enum ImageFixture {
         return bytes
     }
 
-    private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+    /// A PNG chunk: its length, type, data and CRC.
+    package static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let typed = Array(type.utf8) + data
         return bigEndian(UInt32(data.count)) + typed + bigEndian(crc32(typed))
     }
 
-    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+    /// `value`'s four bytes, most significant first.
+    package static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 

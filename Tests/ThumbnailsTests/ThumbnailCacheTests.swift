@@ -137,7 +137,7 @@ import Thumbnails
     }
 
     static func name(_ key: String) -> String {
-        ThumbnailCache.name(fileKey: key, spec: ThumbnailSpec(mode: 2, width: 10))
+        ThumbnailCache.name(fileKey: key, version: "v1", spec: ThumbnailSpec(mode: 2, width: 10))
     }
 
     @Test func theLeastRecentlyUsedAreEvictedPastTheSize() async throws {
@@ -147,7 +147,9 @@ import Thumbnails
         let cache = try ThumbnailCache(directory: url, maxBytes: 1000)
         let (a, b, c, d) = (Self.name("a"), Self.name("b"), Self.name("c"), Self.name("d"))
         #expect(a != b && a.count == 64)
-        #expect(ThumbnailCache.name(fileKey: "a", spec: ThumbnailSpec(mode: 2, width: 10, ignoresErrors: true)) == a)
+        #expect(ThumbnailCache.name(fileKey: "a", version: "v1", spec: ThumbnailSpec(mode: 2, width: 10, ignoresErrors: true)) == a)
+        // Another file stored under the key later has other thumbnails.
+        #expect(ThumbnailCache.name(fileKey: "a", version: "v2", spec: ThumbnailSpec(mode: 2, width: 10)) != a)
         _ = try Self.keep(cache, a, bytes: 400)
         _ = try Self.keep(cache, b, bytes: 400)
         // `a` is used again: `b` is now the oldest.

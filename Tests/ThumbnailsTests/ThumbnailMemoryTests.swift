@@ -4,8 +4,9 @@ import Testing
 
 @testable import Thumbnails
 
-/// A large original resized within a memory bound. Serialized, and alone in its suite, so the
-/// figure read is this test's (other suites' thumbnails are small).
+/// Large originals and thumbnails within a memory bound. Serialized, and alone in its run, so the
+/// figures read are each test's (other suites' thumbnails are small): libvips' own high-water
+/// mark, and the process's peak resident memory (`VmHWM`, reset before each measure).
 @Suite(.serialized) struct ThumbnailMemoryTests {
     /// 8000×8000 RGB is 192 MB decoded. The thumbnail is made from a sequential read, so libvips
     /// holds strips as wide as the image, never the whole of it. Measured with libvips' own count
@@ -68,5 +69,62 @@ import Testing
         var cmyk: Bool
         var thumbnailWidth: Int
         var testDescription: String { name }
+    }
+
+    /// A 25 M-pixel WebP thumbnail (inside Qiniu's thumbnail bound) would be held whole by
+    /// libwebp (+133 MB for RGB when measured, outside libvips' count): it is refused before any
+    /// of it is made. The largest WebP made, 2048×2048, stays under 128 MB at its peak.
+    @Test func aWebPThumbnailIsBoundedBeforeTheEncoderHoldsIt() async throws {
+        try await ThumbnailerTests.inDirectory { directory in
+            let source = directory + "/large.png"
+            try ImageFixture.write(width: 5000, height: 4999, format: .png, to: source)
+            var before = try Self.resetPeakResident()
+            let refused = await #expect(throws: ThumbnailError.self) {
+                try await Thumbnailer().make(
+                    from: source, spec: ThumbnailSpec(mode: 2, width: 9999, height: 9999, format: .webp), to: directory + "/big.webp")
+            }
+            #expect(refused?.kind == .thumbnailTooLarge, "\(String(describing: refused))")
+            var grown = try Self.status("VmHWM") - before
+            #expect(grown < 32 << 20, "the process's peak grew by \(grown) bytes")
+            before = try Self.resetPeakResident()
+            let (made, _) = try await ThumbnailerTests.make(
+                Thumbnailer(), source, ThumbnailSpec(mode: 2, width: 2048, height: 2048, format: .webp), in: directory)
+            #expect(made.width == 2048)
+            grown = try Self.status("VmHWM") - before
+            #expect(grown < 128 << 20, "the process's peak grew by \(grown) bytes")
+        }
+    }
+
+    /// A PNG of text chunks that inflate to 40 MB (libpng inflates each, libvips keeps them all
+    /// as the image's metadata, outside its pixel count, and copies them: 1.2 GB at the peak for
+    /// 160 MB of text when measured): refused from its chunk list, so the process's peak
+    /// resident memory does not grow by them.
+    @Test func aPNGTextBombIsRefusedBeforeItIsInflated() async throws {
+        try await ThumbnailerTests.inDirectory { directory in
+            let bomb = try ThumbnailerTests.file(HostileImages.pngWithTextBomb(chunks: 10, inflatedBytes: 4 << 20), "bomb.png", in: directory)
+            let before = try Self.resetPeakResident()
+            let refused = await #expect(throws: ThumbnailError.self) {
+                try await Thumbnailer().make(from: bomb, spec: ThumbnailSpec(mode: 2, width: 8), to: directory + "/out.png")
+            }
+            #expect(refused?.kind == .imageTooLarge, "\(String(describing: refused))")
+            let grown = try Self.status("VmHWM") - before
+            #expect(grown < 32 << 20, "the process's peak grew by \(grown) bytes")
+        }
+    }
+
+    /// Resets the process's peak resident memory to what it holds now (`clear_refs` 5), and
+    /// returns that.
+    static func resetPeakResident() throws -> Int {
+        let handle = try #require(FileHandle(forWritingAtPath: "/proc/self/clear_refs"))
+        defer { try? handle.close() }
+        try handle.write(contentsOf: Data("5".utf8))
+        return try status("VmRSS")
+    }
+
+    /// A size line of `/proc/self/status` ("VmHWM:   123 kB"), in bytes.
+    static func status(_ name: String) throws -> Int {
+        let text = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = text.split(separator: "\n").first { $0.hasPrefix(name + ":") } ?? ""
+        return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
     }
 }

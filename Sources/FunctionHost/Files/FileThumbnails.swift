@@ -30,8 +30,16 @@ struct FileThumbnails: Sendable {
         if let notModified = FileDownloads.notModified(request, etag: etag, headers: &headers) { return notModified }
         let hit: ThumbnailCache.Hit
         do {
-            hit = try await store.thumbnail(ofFile: key, at: content.path, spec: spec, for: client)
+            // The object's id tells this file from one stored under the same key before it
+            // was deleted; the checksum, its bytes.
+            let version = "\(file.objectId)/\(file.fields["metaData"]?["_checksum"]?.stringValue ?? "")"
+            hit = try await store.thumbnail(ofFile: key, version: version, at: content.path, spec: spec, for: client)
         } catch {
+            // Deleted while its thumbnail waited for a slot: answered as a missing file is,
+            // with or without `ignore-error/1` (there is no original left to answer).
+            if error.kind == .storage, !FileManager.default.fileExists(atPath: content.path) {
+                throw HostError(status: .notFound, code: 404, message: "File not found.")
+            }
             if spec.ignoresErrors, error.kind != .storage { return nil }
             return try Self.failure(error)
         }
