@@ -52,11 +52,11 @@ import Thumbnails
                 let id = try #require(json["objectId"]?.stringValue)
                 let path = try FileFixture.path(json["url"])
                 // The one slot is taken; the request waits for it, and the file is deleted meanwhile.
-                #expect(await gate.enter())
+                #expect(await gate.enter(client: "holder"))
                 let request = Task { try await FileThumbnailTests.get(api, "\(path)?\(query)") }
                 #expect(await gate.untilWaiting(1, within: .seconds(60)), "no request waited for the slot")
                 #expect(try await api.delete("/1.1/files/\(id)", headers: Headers.master).status == .ok)
-                gate.leave()
+                gate.leave(client: "holder")
                 let answer = try await request.value
                 let error = try? JSONValue(parsing: answer.body)
                 #expect(answer.status == .notFound && error?["code"] == 404, "\(query): \(answer.status) \(String(describing: error))")

@@ -14,7 +14,7 @@ import Testing
         sourceLocation: SourceLocation = #_sourceLocation
     ) async {
         let error = await #expect(throws: ThumbnailError.self, sourceLocation: sourceLocation) {
-            try await Thumbnailer().make(from: source, spec: spec, to: directory + "/out-\(UUID().uuidString)")
+            try await Thumbnailer().make(from: source, spec: spec, to: directory + "/out-\(UUID().uuidString)", for: "test")
         }
         #expect(error?.kind == kind && error?.message.contains(words) == true, "\(String(describing: error))", sourceLocation: sourceLocation)
     }

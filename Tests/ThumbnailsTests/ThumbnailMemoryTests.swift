@@ -81,7 +81,7 @@ import Testing
             var before = try Self.resetPeakResident()
             let refused = await #expect(throws: ThumbnailError.self) {
                 try await Thumbnailer().make(
-                    from: source, spec: ThumbnailSpec(mode: 2, width: 9999, height: 9999, format: .webp), to: directory + "/big.webp")
+                    from: source, spec: ThumbnailSpec(mode: 2, width: 9999, height: 9999, format: .webp), to: directory + "/big.webp", for: "test")
             }
             #expect(refused?.kind == .thumbnailTooLarge, "\(String(describing: refused))")
             var grown = try Self.status("VmHWM") - before
@@ -104,7 +104,7 @@ import Testing
             let bomb = try ThumbnailerTests.file(HostileImages.pngWithTextBomb(chunks: 10, inflatedBytes: 4 << 20), "bomb.png", in: directory)
             let before = try Self.resetPeakResident()
             let refused = await #expect(throws: ThumbnailError.self) {
-                try await Thumbnailer().make(from: bomb, spec: ThumbnailSpec(mode: 2, width: 8), to: directory + "/out.png")
+                try await Thumbnailer().make(from: bomb, spec: ThumbnailSpec(mode: 2, width: 8), to: directory + "/out.png", for: "test")
             }
             #expect(refused?.kind == .imageTooLarge, "\(String(describing: refused))")
             let grown = try Self.status("VmHWM") - before
