@@ -104,11 +104,18 @@ public final class HookDispatcher: WriteHooks {
         let dispatcher: HookDispatcher
 
         func contains(_ kind: HookKind, _ className: String) -> Bool {
-            registry.contains(kind, className)
+            registry.contains(kind, className) || registry.holds(kind)
         }
 
         func runBefore(_ kind: HookKind, _ event: ObjectEvent) async throws -> ObjectEvent {
-            try await dispatcher.runHook(registry.entry(kind, event.className), kind, event, timeout: dispatcher.limits.beforeTimeout)
+            let entry = registry.entry(kind, event.className)
+            if entry == nil, registry.holds(kind), let reason = registry.heldWrites {
+                var error = HookError.rejected(reason, crashed: true)
+                error.requestedStatus = 503
+                error.hook = kind
+                throw error
+            }
+            return try await dispatcher.runHook(entry, kind, event, timeout: dispatcher.limits.beforeTimeout)
         }
 
         func runAfterAnswering(_ kind: HookKind, _ event: ObjectEvent) async throws {

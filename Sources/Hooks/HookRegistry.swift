@@ -25,8 +25,21 @@ public struct HookRegistry: HookSource {
 
     private(set) var handlers: [Key: Entry] = [:]
 
+    /// Why the writes a before-hook could check are refused now, when they are: the hooks of an
+    /// app's engine that hasn't listed them yet, which may check any class. A write it could
+    /// check waits for none and is not made unchecked (503).
+    public var heldWrites: String?
+
+    /// The kinds `heldWrites` refuses: every before-hook of a write or a login.
+    static let heldKinds: Set<HookKind> = [.beforeSave, .beforeUpdate, .beforeDelete, .onLogin, .onAuthData]
+
     /// An empty registry.
     public init() {}
+
+    /// Whether `heldWrites` refuses an operation a hook of this kind would check.
+    func holds(_ kind: HookKind) -> Bool {
+        heldWrites != nil && Self.heldKinds.contains(kind)
+    }
 
     /// The same hooks in every environment.
     public func hooks(in environment: EnvironmentName) -> HookRegistry { self }

@@ -22,12 +22,16 @@ import TestSupport
             // What a client claims about its address is replaced by what the host saw.
             let page = try await EdgeFixture.send(
                 port: api.port, .POST, "/some/page?x=1", host: "app.example.com:8080",
-                headers: [("X-Forwarded-For", "6.6.6.6"), ("X-Real-IP", "6.6.6.6"), ("Cookie", "a=b")], body: "{\"k\":1}")
+                headers: [
+                    ("X-Forwarded-For", "6.6.6.6"), ("X-Real-IP", "6.6.6.6"), ("Cookie", "a=b"),
+                    // A header the client names in Connection is for this hop only.
+                    ("Connection", "keep-alive, X-Secret-Hop"), ("X-Secret-Hop", "1"),
+                ], body: "{\"k\":1}")
             #expect(page.status == .ok, "\(page)")
             #expect(
                 page.json == [
                     "env": "production", "method": "POST", "path": "/some/page", "query": "x=1", "host": "app.example.com:8080",
-                    "forwardedFor": "127.0.0.1", "realIP": "127.0.0.1", "cookie": "a=b", "bodyBytes": 7,
+                    "forwardedFor": "127.0.0.1", "realIP": "127.0.0.1", "cookie": "a=b", "secretHop": .null, "bodyBytes": 7,
                 ], "\(page)")
             #expect(page.header("Set-Cookie") == "session=abc; Path=/")
             // stg- is staging's engine, as LeanCloud bound stg- domains.
@@ -36,6 +40,9 @@ import TestSupport
             // The API on the app's name is still the API.
             let date = try await EdgeFixture.send(port: api.port, .GET, "/1.1/date", host: "app.example.com")
             #expect(date["__type"] == "Date", "\(date)")
+            // The engine's own protocol is the host's to call, however the path is written.
+            let encoded = try await EdgeFixture.send(port: api.port, .POST, "/%31.1/functions/hello", host: "app.example.com", body: "{}")
+            #expect(encoded["result"] == nil && encoded.status != .ok, "\(encoded)")
             // Another name isn't the app's: the host's own root answers.
             let other = try await EdgeFixture.send(port: api.port, .GET, "/", host: "other.example.com")
             #expect(other["status"] == "ok", "\(other)")
@@ -48,6 +55,12 @@ import TestSupport
             let page = try await api.get("/app/inner/page?q=2", headers: Headers.none)
             #expect(page["path"] == "/inner/page" && page["query"] == "q=2", "\(page)")
             #expect(try await api.get("/app", headers: Headers.none)["path"] == "/")
+            // Under the prefix, the engine's own protocol (functions, hooks, metadatas) is not
+            // reachable: a client calls the host's functions, under its limits and logs.
+            for path in ["/app/1.1/functions/hello", "/app/1/functions/hello", "/app/__engine/1/ping", "/app/%31.1/functions/hello"] {
+                let reply = try await api.post(path, [:])
+                #expect(reply.status == .notFound || reply.status == .unauthorized, "\(path): \(reply)")
+            }
             // A prefix's look-alike is not under it.
             #expect(try await api.get("/application", headers: Headers.none).status == .unauthorized)
             // Past the host's body limit: refused before the engine reads it.

@@ -15,10 +15,17 @@ extension Environments {
     /// found at start keeps the in-process one and logs the clash.
     func withEngine(_ live: Live, in environment: EnvironmentName, strict: Bool) async throws -> Live {
         guard let engine = settings.engines[environment] else { return live }
-        // A deploy asks the engine anew; an engine that doesn't answer keeps what it listed last.
-        let names = (try? await engine.fetchNames(deadline: .now + Self.engineAskTime)) ?? engine.names
         var next = live
         next.inProcess = live.registry
+        // A deploy asks the engine anew, unless it is down (a started one that hasn't answered
+        // yet: what listens on its port before that isn't it).
+        let asked = engine.downReason == nil ? try? await engine.fetchNames(deadline: .now + Self.engineAskTime) : nil
+        guard let names = asked ?? engine.names else {
+            // Never listed yet: its hooks may check any class, so writes wait for none and are
+            // refused until it has (`refreshEngine` builds the registry again without this).
+            next.registry.hooks.heldWrites = "The app's engine hasn't listed its hooks yet; try again shortly."
+            return next
+        }
         let registration = EngineFunctions.register(names, of: engine, into: &next.registry, timeout: settings.timeout)
         if strict, !registration.clashes.isEmpty {
             throw HostError(status: .badRequest, code: 1, message: Self.clashMessage(registration.clashes, environment))

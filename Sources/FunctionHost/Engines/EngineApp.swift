@@ -32,33 +32,52 @@ final class EngineApp: Sendable {
     private struct State {
         /// Why calls are answered at once without trying: the supervised process is down.
         var down: String?
-        /// The names its metadatas last listed.
-        var names: [String] = []
+        /// The names its metadatas last listed; nil before it ever answered.
+        var names: [String]?
     }
 
     private let state = Mutex(State())
-    private let client: HTTPClient
+    /// Where the names it listed last are kept, so a restarted host runs its hooks (refusing
+    /// writes while it is down) before it answers again.
+    private let namesFile: String?
 
-    /// An engine at `baseURL`; `supervised` engines start down until their process answers.
-    init(environment: EnvironmentName, baseURL: String, keys: Keys, startsDown: Bool = false) {
+    /// The most function calls one client (its address) has in flight at once: the rest of the
+    /// connections stay for other clients and for the hooks, which have connections of their own.
+    static let callsPerClient = 16
+    /// Each client's function calls in flight.
+    let functionCalls = ClientShares(limit: callsPerClient)
+
+    /// An engine at `baseURL`; `startsDown` (a process the host starts) until it answers. The
+    /// names it listed before are read from `namesFile`.
+    init(environment: EnvironmentName, baseURL: String, keys: Keys, startsDown: Bool = false, namesFile: String? = nil) {
         self.environment = environment
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.keys = keys
-        self.client = Self.sharedClient
-        if startsDown { state.withLock { $0.down = "it is starting" } }
+        self.namesFile = namesFile
+        let stored = namesFile.flatMap { FileManager.default.contents(atPath: $0) }.flatMap { try? JSONValue(parsing: Array($0)) }
+        state.withLock { state in
+            if startsDown { state.down = "it is starting" }
+            state.names = stored?.arrayValue?.compactMap(\.stringValue)
+        }
     }
 
-    /// One client for every engine: connections to it are pooled across calls. A refused
-    /// connection fails at once (an engine that is down answers 503 at once), redirects are
-    /// not followed, nothing is decompressed. A `static let` is never deinitialised.
-    private static let sharedClient: HTTPClient = {
+    /// The clients functions and hooks call through: each its own pool, so functions a client
+    /// keeps busy never leave a write's hook waiting for a connection. A refused connection
+    /// fails at once (an engine that is down answers 503 at once), redirects are not followed,
+    /// nothing is decompressed. A `static let` is never deinitialised.
+    private static let functionClient = makeClient()
+    private static let hookClient = makeClient()
+
+    private static func makeClient() -> HTTPClient {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
+    }
 
-    /// The names the engine's metadatas listed last (empty before it first answered).
-    var names: [String] { state.withLock { $0.names } }
+    /// The names the engine's metadatas listed last; nil before it ever answered (on this host's
+    /// data directory).
+    var names: [String]? { state.withLock { $0.names } }
 
     /// Why the engine is down (its process exited, it is starting); nil while it serves.
     var downReason: String? { state.withLock { $0.down } }
@@ -84,9 +103,18 @@ final class EngineApp: Sendable {
             names = []
         }
         let learned = names
-        state.withLock {
-            $0.names = learned
-            $0.down = nil
+        let changed = state.withLock { state in
+            defer {
+                state.names = learned
+                state.down = nil
+            }
+            return state.names != learned
+        }
+        if changed, let namesFile {
+            // Best effort: without it, a restarted host holds writes until the engine answers.
+            try? FileManager.default.createDirectory(
+                atPath: (namesFile as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try? Data(JSONValue.array(learned.map(JSONValue.string)).jsonBytes).write(to: URL(fileURLWithPath: namesFile), options: .atomic)
         }
         return names
     }
@@ -94,9 +122,9 @@ final class EngineApp: Sendable {
     /// Calls `path` with a JSON body and answers the engine's 2xx JSON; any other answer is
     /// thrown as `EngineError.refused` with the engine's own code and message.
     func call(
-        _ path: String, headers: [(String, String)], body: JSONValue, deadline: ContinuousClock.Instant
+        _ path: String, headers: [(String, String)], body: JSONValue, deadline: ContinuousClock.Instant, isHook: Bool = false
     ) async throws(EngineError) -> JSONValue {
-        try await send("POST", path, headers: headers, body: body, deadline: deadline, ignoringDown: false)
+        try await send("POST", path, headers: headers, body: body, deadline: deadline, ignoringDown: false, isHook: isHook)
     }
 
     /// The headers of a call made with the master key (metadatas, the master's calls).
@@ -109,7 +137,7 @@ final class EngineApp: Sendable {
 
     private func send(
         _ method: String, _ path: String, headers: [(String, String)], body: JSONValue?,
-        deadline: ContinuousClock.Instant, ignoringDown: Bool
+        deadline: ContinuousClock.Instant, ignoringDown: Bool, isHook: Bool = true
     ) async throws(EngineError) -> JSONValue {
         if !ignoringDown, let down = state.withLock({ $0.down }) { throw .unreachable(down) }
         guard ContinuousClock.now < deadline else { throw .timedOut }
@@ -123,8 +151,9 @@ final class EngineApp: Sendable {
         }
         // The deadline races the whole exchange: the client's own stops at the response head.
         let outgoing = request
+        let client = isHook ? Self.hookClient : Self.functionClient
         let outcome = await withTaskGroup(of: Result<(Int, [UInt8]), EngineError>.self) { group in
-            group.addTask { await Self.exchange(outgoing, with: self.client, deadline: deadline) }
+            group.addTask { await Self.exchange(outgoing, with: client, deadline: deadline) }
             group.addTask {
                 try? await Task.sleep(until: deadline, clock: .continuous)
                 return .failure(.timedOut)
@@ -135,6 +164,8 @@ final class EngineApp: Sendable {
         }
         let (status, bytes) = try outcome.get()
         let answer = try? JSONValue(parsing: bytes)
+        // LeanEngine answers its calls itself; a redirect is no answer.
+        if (300..<400).contains(status) { throw .badAnswer("a redirect (\(status)) to \(path)") }
         guard (200..<300).contains(status) else {
             let code = answer?["code"]?.intValue.map { Int($0) } ?? 1
             let message = answer?["error"]?.stringValue ?? String(decoding: bytes.prefix(200), as: UTF8.self)
@@ -169,7 +200,12 @@ final class EngineApp: Sendable {
             if let error = error as? HTTPClientError, error == .remoteConnectionClosed {
                 return .failure(.unreachable("it closed the connection without an answer"))
             }
-            return .failure(.unreachable(String(describing: error)))
+            if let error = error as? HTTPClientError, error == .connectTimeout || error == .getConnectionFromPoolTimeout {
+                return .failure(.unreachable("no connection to it could be made in time"))
+            }
+            // Anything else is an answer HTTP can't read (a header past NIO's limits, ...): its
+            // text may carry what was sent, so only its kind is told.
+            return .failure(.badAnswer("an answer that isn't readable HTTP"))
         }
     }
 

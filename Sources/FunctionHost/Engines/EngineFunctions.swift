@@ -78,13 +78,39 @@ enum EngineFunctions {
         var headers = request.isMaster ? engine.masterHeaders : [
             ("X-LC-Id", engine.keys.appId), ("X-LC-Key", engine.keys.appKey), ("X-LC-Prod", engine.production),
         ]
-        if let token = request.sessionToken, !token.isEmpty { headers.append(("X-LC-Session", token)) }
+        if let token = request.sessionToken, !token.isEmpty {
+            // A token is printable ASCII; anything else names no session (and can't be a header).
+            guard token.utf8.count <= 256, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
+                throw HostError(status: .unauthorized, code: 211, message: "Could not find user.")
+            }
+            headers.append(("X-LC-Session", token))
+        }
+        // One client's calls in flight are bounded, so it can't hold every connection to the
+        // engine; the host's own calls (tasks, timers) have no address and aren't counted.
+        if let client = request.remoteAddress {
+            let key = SendLimits.client(ofAddress: client)
+            guard engine.functionCalls.admit(key) else {
+                throw HostError(
+                    status: .tooManyRequests, code: 429,
+                    message: "Too many calls to the app's engine at once from this client (\(EngineApp.callsPerClient)).")
+            }
+            defer { engine.functionCalls.release(key) }
+            return try await exchange(name, request, headers: headers, on: engine)
+        }
+        return try await exchange(name, request, headers: headers, on: engine)
+    }
+
+    private static func exchange(
+        _ name: String, _ request: FunctionRequest, headers: [(String, String)], on engine: EngineApp
+    ) async throws -> JSONValue {
+        var headers = headers
         if let address = request.remoteAddress { headers.append(("X-Real-IP", address)) }
         let path = (request.isRPC ? "/1.1/call/" : "/1.1/functions/") + FileURLs.percentEncoded(name)
         do throws(EngineError) {
             let answer = try await engine.call(path, headers: headers, body: request.params, deadline: request.deadline)
             // LeanEngine answers `{"result": ...}`; a function that returned nothing, `{}`.
-            return answer["result"] ?? .object([:])
+            guard case .object(let members) = answer else { throw EngineError.badAnswer("an answer that isn't a JSON object") }
+            return members["result"] ?? .object([:])
         } catch {
             request.logger.error("Cloud function '\(name)' on the app's engine: \(error.description)")
             throw failure(error)

@@ -43,7 +43,7 @@ enum EngineHooks {
             ]
             let answer: JSONValue
             do throws(EngineError) {
-                answer = try await engine.call(path, headers: headers, body: body(of: request), deadline: request.deadline)
+                answer = try await engine.call(path, headers: headers, body: body(of: request), deadline: request.deadline, isHook: true)
             } catch {
                 throw failure(error, kind, className)
             }

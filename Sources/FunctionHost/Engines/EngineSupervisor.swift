@@ -200,6 +200,7 @@ extension EngineSupervisor {
     /// Each configured environment's engine: a started one on a loopback port of its own
     /// (down until it answers), or one at its URL.
     static func launches(for configuration: HostConfiguration) throws -> [EnvironmentName: Launch] {
+        let directory = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("engines").path
         let keys = EngineApp.Keys(
             appId: configuration.keys.appId, appKey: configuration.keys.appKey, masterKey: configuration.keys.masterKey,
             hookKey: configuration.keys.hookKey)
@@ -209,9 +210,11 @@ extension EngineSupervisor {
             switch setting.source {
             case .command:
                 let port = try setting.port ?? EngineProcess.freePort()
-                engine = EngineApp(environment: environment, baseURL: "http://127.0.0.1:\(port)", keys: keys, startsDown: true)
+                engine = EngineApp(
+                    environment: environment, baseURL: "http://127.0.0.1:\(port)", keys: keys, startsDown: true,
+                    namesFile: "\(directory)/\(environment.rawValue).json")
             case .url(let url):
-                engine = EngineApp(environment: environment, baseURL: url, keys: keys)
+                engine = EngineApp(environment: environment, baseURL: url, keys: keys, namesFile: "\(directory)/\(environment.rawValue).json")
             }
             launches[environment] = Launch(environment: environment, engine: engine, setting: setting)
         }

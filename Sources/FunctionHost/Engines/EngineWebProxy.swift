@@ -32,8 +32,15 @@ struct EngineWebProxy: Sendable {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: answerTime), decompression: .disabled)
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 256
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
+
+    /// The most web requests one client (its address) has at the engine at once: slow uploads
+    /// from one client can't hold every connection to it.
+    static let requestsPerClient = 16
+    /// Each client's requests in flight.
+    let inFlight = ClientShares(limit: requestsPerClient)
 
     func forward(_ request: Request, to engine: EngineApp, path: String, context: HostRequestContext) async throws -> Response {
         if let down = engine.downReason {
@@ -43,9 +50,36 @@ struct EngineWebProxy: Sendable {
         if let length, length > maxBodySize {
             throw HostError(status: .contentTooLarge, code: 1, message: "The request body is larger than \(maxBodySize) bytes.")
         }
+        let client = SendLimits.client(ofAddress: context.clientAddress ?? "unknown")
+        guard inFlight.admit(client) else {
+            throw HostError(
+                status: .tooManyRequests, code: 429, message: "Too many requests to the app at once from this client (\(Self.requestsPerClient)).")
+        }
+        do {
+            let response = try await exchange(request, to: engine, path: path, length: length, context: context)
+            // Released once the answer has been sent, or its sending failed.
+            return Response(
+                status: response.status, headers: response.headers,
+                body: ResponseBody { [inFlight] writer in
+                    defer { inFlight.release(client) }
+                    try await response.body.write(writer)
+                })
+        } catch {
+            inFlight.release(client)
+            throw error
+        }
+    }
+
+    private func exchange(
+        _ request: Request, to engine: EngineApp, path: String, length: Int?, context: HostRequestContext
+    ) async throws -> Response {
         var outgoing = HTTPClientRequest(url: engine.baseURL + path + (request.uri.query.map { "?" + $0 } ?? ""))
         outgoing.method = HTTPMethod(rawValue: request.method.rawValue)
-        for field in request.headers where !Self.dropped.contains(field.name.canonicalName) {
+        // Headers the client named in `Connection` are for this hop only, as the hop-by-hop ones are.
+        let named = Set(request.headers[values: .connection].flatMap { $0.split(separator: ",") }.map {
+            $0.trimmingCharacters(in: .whitespaces).lowercased()
+        })
+        for field in request.headers where !Self.dropped.contains(field.name.canonicalName) && !named.contains(field.name.canonicalName) {
             outgoing.headers.add(name: field.name.rawName, value: field.value)
         }
         // The app sees its own host name, and where the request came from as the host saw it.
@@ -123,3 +157,4 @@ struct BoundedBody: AsyncSequence, Sendable {
         AsyncIterator(base: base.makeAsyncIterator(), limit: limit)
     }
 }
+

@@ -1,4 +1,5 @@
 import DataAPI
+import Foundation
 import Hummingbird
 
 /// Which requests are an app's own web pages rather than the API: those on the app's host name
@@ -21,11 +22,24 @@ public struct EngineWebRoutes: Sendable, Equatable {
     /// (`/1.1/...`, the dialects' `/2.0`), files, the engine ping, the realtime route lookup.
     public static let apiSegments: Set<Substring> = ["1", "1.1", "2.0", "files", "__engine", "v1"]
 
-    /// The environment whose engine serves this request, and the path it is given; nil for the API.
+    /// The first path segments of LeanEngine's own protocol on an engine (its functions, hooks
+    /// and metadatas): the host calls them, so a web request never reaches them, whatever its
+    /// prefix. A client calls the host's `/1.1/functions/...`, under its limits and logs.
+    static let engineProtocolSegments: Set<String> = ["1", "1.1", "__engine"]
+
+    /// The environment whose engine serves this request, and the path it is given; nil for the
+    /// API and for the engine's own protocol.
     func route(authority: String?, path: String) -> (environment: EnvironmentName, path: String)? {
         for (environment, prefix) in prefixes.sorted(by: { $0.value.count > $1.value.count }) {
-            if path == prefix { return (environment, "/") }
-            if path.hasPrefix(prefix + "/") { return (environment, String(path.dropFirst(prefix.count))) }
+            let rest: String
+            if path == prefix {
+                rest = "/"
+            } else if path.hasPrefix(prefix + "/") {
+                rest = String(path.dropFirst(prefix.count))
+            } else {
+                continue
+            }
+            return Self.engineProtocolSegments.contains(Self.firstSegment(rest) ?? "1") ? nil : (environment, rest)
         }
         guard let host, let authority else { return nil }
         let name = Self.hostName(authority)
@@ -37,8 +51,17 @@ public struct EngineWebRoutes: Sendable, Equatable {
         } else {
             return nil
         }
-        let first = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true).first ?? ""
-        return Self.apiSegments.contains(first) ? nil : (environment, path)
+        // Compared as the engine will read it (`/%31.1/` is `/1.1/`); a segment that doesn't
+        // decode stays the host's.
+        guard let first = Self.firstSegment(path) else { return nil }
+        if Self.apiSegments.contains(Substring(first)) || Self.engineProtocolSegments.contains(first) { return nil }
+        return (environment, path)
+    }
+
+    /// A path's first segment, percent-decoded; nil when it doesn't decode.
+    static func firstSegment(_ path: String) -> String? {
+        let raw = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true).first ?? ""
+        return String(raw).removingPercentEncoding
     }
 
     /// `Host`'s name without its port, lowercased (`[::1]:80` keeps its brackets).

@@ -21,6 +21,7 @@ def web(environ, start_response):
         "forwardedFor": environ.get("HTTP_X_FORWARDED_FOR"),
         "realIP": environ.get("HTTP_X_REAL_IP"),
         "cookie": environ.get("HTTP_COOKIE"),
+        "secretHop": environ.get("HTTP_X_SECRET_HOP"),
         "bodyBytes": len(body),
     }
     start_response("200 OK", [("Content-Type", "application/json"), ("Set-Cookie", "session=abc; Path=/")])
