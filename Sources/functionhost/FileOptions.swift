@@ -21,7 +21,7 @@ struct FileOptions: ParsableArguments {
 
     @Option(
         name: .customLong("thumbnail-slots"),
-        help: "Thumbnails made at once; past them a request waits --thumbnail-wait, then 503 (default: 2).")
+        help: "Thumbnails made at once, one client at most half of them; past them a request waits --thumbnail-wait, then 503 (default: 2).")
     var thumbnailSlots: Int?
 
     @Option(
