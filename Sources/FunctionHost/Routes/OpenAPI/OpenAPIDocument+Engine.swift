@@ -61,6 +61,10 @@ extension OpenAPIDocument {
                 .init(name: "after", type: "integer", description: "Only lines after this sequence number."),
                 .init(name: "limit", type: "integer", description: "At most this many (1-1000, default 100)."),
             ], answer: APIOperation.ref("Results")),
+        APIOperation(
+            "post", "/engine/app/reload", tag: "Deploys",
+            "Ask an environment's own engine (both, without one) for its functions and hooks again; answers each one's names and those defined in process too.",
+            access: .master, body: APIOperation.object(["environment": "string"])),
     ]
 
     /// Files: uploads, tokens, metadata and downloads.
