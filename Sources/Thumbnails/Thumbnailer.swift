@@ -30,10 +30,14 @@ public struct Thumbnailer: Sendable {
 
     /// The loaders read (by libvips' class name, for a file source), with the format a
     /// thumbnail keeps when the URL names none. Anything else, SVG, PDF and the formats only
-    /// ImageMagick reads included, is no image here.
+    /// ImageMagick reads included, is no image here. Not TIFF, which Qiniu read: libtiff copies
+    /// every tag's value at open (a 4 MB file of 100 tags sharing one block took 1.2 GB before any
+    /// limit applied) and decodes a tiled or planar file a whole tile row or plane at a time (a
+    /// 65 KB file took 1.4 GB), none of which the header tells; LeanCloud's clients upload JPEG,
+    /// PNG, GIF, WebP and HEIC.
     static let loaders: [String: ThumbnailSpec.Format] = [
         "VipsForeignLoadJpegSource": .jpg, "VipsForeignLoadPngSource": .png, "VipsForeignLoadWebpSource": .webp,
-        "VipsForeignLoadNsgifSource": .gif, "VipsForeignLoadTiffSource": .jpg, "VipsForeignLoadHeifSource": .jpg,
+        "VipsForeignLoadNsgifSource": .gif, "VipsForeignLoadHeifSource": .jpg,
     ]
 
     /// Makes the thumbnail `spec` asks of the image file at `source`, written to `destination`,
@@ -55,13 +59,23 @@ public struct Thumbnailer: Sendable {
         // the cooperative pool the server's requests run on.
         let result: Result<Made, ThumbnailError> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(returning: Result { () throws(ThumbnailError) in
+                let made = Result { () throws(ThumbnailError) in
                     try Self.render(source: source, spec: spec, destination: destination, limits: limits)
-                })
+                }
+                // The rows a thumbnail took go back to the system, not only to malloc's free
+                // lists: a large one would otherwise stay in the process's size for good.
+                Self.trimMalloc?(0)
+                continuation.resume(returning: made)
             }
         }
         return try result.get()
     }
+
+    /// glibc's `malloc_trim`, which the Glibc module doesn't declare.
+    private static let trimMalloc: (@convention(c) (Int) -> Int32)? = {
+        guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+    }()
 
     /// The whole libvips pipeline, on the calling thread.
     static func render(source path: String, spec: ThumbnailSpec, destination: String, limits: ThumbnailLimits) throws(ThumbnailError)
@@ -80,7 +94,7 @@ public struct Thumbnailer: Sendable {
         g_object_unref(source)
         guard let loaderName, let originalFormat = loaders[loaderName] else {
             _ = Vips.takeError()
-            throw ThumbnailError(.notAnImage, "The file is not an image thumbnails are made of (JPEG, PNG, WebP, GIF, TIFF, HEIF).")
+            throw ThumbnailError(.notAnImage, "The file is not an image thumbnails are made of (JPEG, PNG, WebP, GIF, HEIF).")
         }
         // The header only: no pixel is decoded before the checks.
         var image = try open(path)

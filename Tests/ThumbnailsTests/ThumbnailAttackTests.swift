@@ -73,10 +73,10 @@ import Testing
             let started = ContinuousClock.now
             await Self.expectRefused(chained, ThumbnailSpec(mode: 2, width: 1), .imageTooLarge, saying: "pages", in: directory)
             #expect(ContinuousClock.now - started < .seconds(5))
-            // A TIFF of a few pages is still made (of its first).
+            // A TIFF of a few pages is no image thumbnails are made of either: libtiff copies every
+            // tag at open and decodes tiles and planes whole, which no header bound can see.
             let few = try ThumbnailerTests.file(HostileImages.tiffWithPages(3), "few.tif", in: directory)
-            let (made, decoded) = try await ThumbnailerTests.make(Thumbnailer(), few, ThumbnailSpec(mode: 2, width: 1), in: directory)
-            #expect(made.format == .jpg && decoded.width == 1 && decoded.height == 1, "\(decoded)")
+            await Self.expectRefused(few, ThumbnailSpec(mode: 2, width: 1), .notAnImage, saying: "JPEG, PNG, WebP, GIF, HEIF", in: directory)
         }
     }
 
