@@ -101,8 +101,10 @@ import Testing
             $0.javaScriptPool.backgroundTime = .seconds(1)
             $0.javaScriptPool.backgroundCalls = 4
             // A call behind the client's leases (held by background work until its 1 s bound)
-            // waits for one however loaded the machine is, instead of a 429 after 5 s.
+            // waits for one however loaded the machine is, instead of a 429 after 5 s, and its
+            // own deadline covers that wait (on a loaded machine it passed 15 s once).
             $0.javaScriptPool.queueWait = .seconds(120)
+            $0.javaScriptTimeout = .seconds(120)
         }
         try await EdgeFixture.run(scripts: ["cloud.js": Self.script], configure: configure, logger: log) { api, _ in
             for _ in 0..<12 {
