@@ -68,7 +68,10 @@ final class QueueFixture: QueueObserver {
                 guard await waitForEnded(total: ended + 1) else { break }
                 continue
             }
-            guard await clock.waitForSleepers(1) else { break }
+            // Both of the host's loops asleep on the clock (the queue's and the timers'): one
+            // alone may be the timers' while the queue's pass is still claiming a task, and
+            // advancing then would end that claim's lease (seen on a loaded PostgreSQL run).
+            guard await clock.waitForSleepers(2) else { break }
             if advanced < maxAdvance, state.withLock({ $0.started }) == started, attempts(of: uniqueId).count < count {
                 clock.advance(by: step)
                 advanced += step
