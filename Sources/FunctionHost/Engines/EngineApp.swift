@@ -179,7 +179,7 @@ final class EngineApp: Sendable {
         _ request: HTTPClientRequest, with client: HTTPClient, deadline: ContinuousClock.Instant
     ) async -> Result<(Int, [UInt8]), EngineError> {
         do {
-            let response = try await client.execute(request, deadline: nioDeadline(deadline))
+            let response = try await client.execute(request, deadline: OutboundHTTP.nioDeadline(deadline))
             if let length = response.headers.first(name: "content-length").flatMap(Int.init), length > answerLimit {
                 return .failure(.badAnswer("an answer of \(length) bytes"))
             }
@@ -207,12 +207,5 @@ final class EngineApp: Sendable {
             // text may carry what was sent, so only its kind is told.
             return .failure(.badAnswer("an answer that isn't readable HTTP"))
         }
-    }
-
-    /// The deadline as NIO measures time (capped at a day, which no call comes near).
-    private static func nioDeadline(_ deadline: ContinuousClock.Instant) -> NIODeadline {
-        let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
-        let nanoseconds = min(seconds, 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000
-        return .now() + .nanoseconds(max(0, nanoseconds))
     }
 }

@@ -18,15 +18,11 @@ enum EngineFunctions {
     ]
 
     /// What registering an engine's names did.
-    struct Registration: Sendable, Equatable {
+    struct Registration: Sendable {
         /// Names defined in process too: the in-process ones are kept, the engine's not run.
         var clashes: [String] = []
         /// Names this host doesn't fire (realtime hooks, Insight's), with why.
         var skipped: [(name: String, reason: String)] = []
-
-        static func == (lhs: Registration, rhs: Registration) -> Bool {
-            lhs.clashes == rhs.clashes && lhs.skipped.map(\.name) == rhs.skipped.map(\.name)
-        }
     }
 
     /// Registers every name the engine listed into `registry`, leaving the names the registry

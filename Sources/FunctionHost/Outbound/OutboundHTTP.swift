@@ -166,8 +166,9 @@ public struct OutboundHTTP: Sendable {
         }
     }
 
-    /// The deadline as NIO measures time (capped at a year, which no call comes near).
-    private static func nioDeadline(_ deadline: ContinuousClock.Instant) -> NIODeadline {
+    /// The deadline as NIO measures time (capped at a year, which no call comes near); the
+    /// engines' calls (`EngineApp`) use it too.
+    static func nioDeadline(_ deadline: ContinuousClock.Instant) -> NIODeadline {
         let (seconds, attoseconds) = ContinuousClock.now.duration(to: deadline).components
         let nanoseconds = min(seconds, 365 * 86_400) * 1_000_000_000 + attoseconds / 1_000_000_000
         return .now() + .nanoseconds(max(0, nanoseconds))
