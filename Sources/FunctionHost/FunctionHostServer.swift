@@ -45,7 +45,8 @@ public enum FunctionHostServer {
             DeployWatch(deployer: services.deployer, interval: configuration.deployCheckInterval, logger: logger),
             LiveQueryDelivery(hub: services.liveQuery),
         ]
-        if !services.engines.launches.isEmpty { lifetimes.append(services.engines) }
+        // Always: an engine app may be deployed to any host, and its process stops with the host.
+        lifetimes.append(services.engines)
         // This host's share of the queue's work; off, it still takes enqueues for the others.
         if configuration.queue.runsTasks { lifetimes.append(QueueService(queue: services.queue, timers: services.timers)) }
         if let adminPort = configuration.adminPort {
@@ -130,13 +131,19 @@ public enum FunctionHostServer {
         let functionLogs = FunctionLogs()
         // Each environment loads the version it runs (the functions directory, at first start);
         // its hooks are read from there at every operation.
-        let appEngines = try EngineSupervisor.launches(for: configuration)
+        let engineRuntime = EngineRuntime(
+            apiServer: ListeningAddress(), logs: functionLogs, logger: logger,
+            keys: EngineApp.Keys(
+                appId: configuration.keys.appId, appKey: configuration.keys.appKey, masterKey: configuration.keys.masterKey,
+                hookKey: configuration.keys.hookKey),
+            directory: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("engines").path)
+        let appEngines = try EngineSupervisor.launches(for: configuration, runtime: engineRuntime)
         let environments = Environments(
             base: configuration.functions,
             settings: .init(
                 timeout: configuration.javaScriptTimeout, outbound: configuration.outbound, logger: logger,
                 pool: configuration.javaScriptPool, collectsGarbageBeforeEachStep: configuration.javaScriptCollectsGarbageBeforeEachStep,
-                engines: appEngines.mapValues(\.engine)))
+                engines: appEngines.mapValues(\.engine), runtime: engineRuntime))
         let hooks = HookDispatcher(
             service: plain, hooks: environments, limits: configuration.hookLimits,
             logger: logger.recording(into: functionLogs), onAfterFailure: configuration.onAfterHookFailure,
@@ -187,7 +194,7 @@ public enum FunctionHostServer {
         try await deployer.start(functionsDirectory: configuration.functionsDirectory)
         let supervisor = EngineSupervisor(
             launches: appEngines.values.sorted { $0.environment.rawValue < $1.environment.rawValue }, environments: environments,
-            apiServer: ListeningAddress(), logs: functionLogs, logger: logger)
+            runtime: engineRuntime)
         return Services(
             data: data, deployer: deployer, accounts: accounts, verification: verification, gate: gate, files: files, thumbnails: thumbnails,
             metrics: metrics, functionLogs: functionLogs, logger: logger,
@@ -266,7 +273,7 @@ public enum FunctionHostServer {
             router.add(
                 middleware: EngineWebMiddleware(
                     routes: configuration.engineWeb,
-                    proxy: EngineWebProxy(engines: services.deployer.environments.settings.engines, maxBodySize: configuration.maxBodySize)))
+                    proxy: EngineWebProxy(environments: services.deployer.environments, maxBodySize: configuration.maxBodySize)))
         }
         let authentication = AuthMiddleware(
             authenticator: Authenticator(

@@ -25,6 +25,17 @@ struct Deploy: AsyncParsableCommand {
         help: ArgumentHelp("A note kept with the version.", valueName: "text"))
     var message: String = ""
 
+    /// Whether DIR is an engine app (a LeanEngine project run in its own process) rather than
+    /// cloud code for the sandbox.
+    @Flag(help: "Deploy DIR as an engine app: its whole folder, started in a process of its own.")
+    var engine = false
+
+    /// The engine app's start command, over its leanengine.yaml's `run`.
+    @Option(
+        name: .customLong("engine-command"),
+        help: ArgumentHelp("With --engine: the command that starts the app (else leanengine.yaml's run, npm start, python3 wsgi.py).", valueName: "command"))
+    var engineCommand: String?
+
     /// Server, credentials and output form.
     @OptionGroup var options: ClientOptions
 
@@ -32,13 +43,22 @@ struct Deploy: AsyncParsableCommand {
     func run() async throws {
         try await ClientFailure.reporting {
             let client = try options.client()
-            let files = try DeploySources.collect(in: directory)
             // Who deployed, for `versions`: the account and machine the command ran on.
             let user = ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.userName
             let author = "\(user)@\(ProcessInfo.processInfo.hostName)"
-            let body: [String: Any] = [
-                "environment": environment.rawValue, "message": message, "files": files, "author": author,
-            ]
+            var body: [String: Any] = ["environment": environment.rawValue, "message": message, "author": author]
+            if engine {
+                let (files, links) = try EngineAppSources.collect(in: directory)
+                for link in links {
+                    FileHandle.standardError.write(Data("functionhost: \(link) is a link and is not sent\n".utf8))
+                }
+                var app: [String: Any] = ["files": files]
+                if let engineCommand { app["command"] = engineCommand }
+                body["engine"] = app
+            } else {
+                guard engineCommand == nil else { throw ClientFailure(message: "--engine-command needs --engine") }
+                body["files"] = try DeploySources.collect(in: directory)
+            }
             let answer = try await client.send(.POST, "/1.1/engine/deploys", body: JSONText.data(body))
             try options.report(answer) { answer in
                 let target = answer.string("environment", default: environment.rawValue)

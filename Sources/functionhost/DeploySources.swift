@@ -44,15 +44,18 @@ enum DeploySources {
         return text
     }
 
-    /// Adds the `*.js` files in `root/relative` and its subfolders to `files`.
-    private static func walk(root: String, relative: String, into files: inout [String: String]) throws(ClientFailure) {
-        let folder = relative.isEmpty ? root : "\(root)/\(relative)"
-        let names: [String]
+    /// The names in `folder`, or a failure naming it.
+    static func entries(of folder: String) throws(ClientFailure) -> [String] {
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder)
+            return try FileManager.default.contentsOfDirectory(atPath: folder)
         } catch {
             throw ClientFailure(message: "cannot read \(folder): \(error.localizedDescription)")
         }
+    }
+
+    /// Adds the `*.js` files in `root/relative` and its subfolders to `files`.
+    private static func walk(root: String, relative: String, into files: inout [String: String]) throws(ClientFailure) {
+        let names = try entries(of: relative.isEmpty ? root : "\(root)/\(relative)")
         // Sorted so any error names the same file on every run.
         for name in names.sorted() {
             let path = relative.isEmpty ? name : "\(relative)/\(name)"

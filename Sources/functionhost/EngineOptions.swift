@@ -109,11 +109,6 @@ struct EngineOptions: ParsableArguments {
             }
             configuration.engineWeb.prefixes[environment] = prefix
         }
-        for environment in configuration.engineWeb.prefixes.keys where configuration.engines[environment] == nil {
-            throw ValidationError("A web prefix for \(environment) needs its engine (--engine-command or --engine-url).")
-        }
-        if configuration.engineWeb.host != nil, configuration.engines[.production] == nil {
-            throw ValidationError("--engine-web-host needs production's engine (--engine-command or --engine-url).")
-        }
+        // Without an engine named here, the pages are a deployed engine app's (`deploy --engine`).
     }
 }

@@ -72,7 +72,7 @@ import Testing
         return environments.results.first { $0["name"] == "production" }?["version"]
     }
 
-    @Test(arguments: ["_EngineEnvironment", "_CloudCodeVersion"])
+    @Test(arguments: ["_EngineEnvironment", "_CloudCodeVersion", "_EngineBundle"])
     func stagingCodeCantReadOrChangeProductionsDeploys(className: String) async throws {
         try await Self.run { api in
             let version = try await Self.productionVersion(api)

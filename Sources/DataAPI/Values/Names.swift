@@ -16,15 +16,15 @@ public enum Names {
     /// settings, captchas, message send counts, search scrolls, status inboxes and how far each
     /// was read, leaderboards): only the master key reads or writes them.
     public static let internalClasses: Set<String> = Set([
-        "_VerificationCode", "_GuessCounter", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment", "_FileToken", "_ClassSettings",
+        "_VerificationCode", "_GuessCounter", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment", "_EngineBundle", "_FileToken", "_ClassSettings",
         "_Captcha", "_MessageSend", "_SearchScroll", "_CloudTask", "_Timer", "_StatusInbox", "_StatusInboxMark",
     ]).union(leaderboardClasses)
 
-    /// The internal classes that hold deploys (versions, what each environment runs) and the
-    /// environments' variables, secrets among them: only the host's deploy store reads or writes
-    /// them, through the deploy API (`/1.1/engine/...`, which masks secrets). No data path
+    /// The internal classes that hold deploys (versions, engine apps' bundles, what each
+    /// environment runs) and the environments' variables, secrets among them: only the host's
+    /// deploy store reads or writes them, through the deploy API (`/1.1/engine/...`, which masks secrets). No data path
     /// reaches them, not even with the master key.
-    public static let deployClasses: Set<String> = ["_CloudCodeVersion", "_EngineEnvironment"]
+    public static let deployClasses: Set<String> = ["_CloudCodeVersion", "_EngineEnvironment", "_EngineBundle"]
 
     /// The internal classes of the Cloud Queue (tasks with their results and logs, timers): only
     /// the host's queue reads or writes them; the master key manages them through the queue's

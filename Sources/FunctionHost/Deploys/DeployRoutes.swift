@@ -5,7 +5,7 @@ import JSON
 /// The deploy API, master key only (the `functionhost` CLI speaks it):
 ///
 /// - `POST /engine/deploys` `{"environment", "message", "files": {path: source}}` → 201 the new
-///   version; `GET /engine/deploys[?environment=E]` the versions, newest first, each with the
+///   version; an engine app instead with `"engine": {"files": {path: base64}, "command"?}`; `GET /engine/deploys[?environment=E]` the versions, newest first, each with the
 ///   environments running it;
 /// - `GET /engine/environments` each environment's version and history;
 /// - `POST /engine/promote` production runs staging's version;
@@ -19,6 +19,25 @@ struct DeployRoutes: Sendable {
         group.post("engine/deploys") { request, context in
             var request = request
             let body = try await Self.masterBody(&request, context)
+            if let engine = body["engine"] {
+                // An engine app: its folder as it is, run in a process of its own.
+                guard body["files"] == nil else {
+                    throw HostError(status: .badRequest, code: 107, message: "A deploy has files (cloud code) or engine (an engine app), not both.")
+                }
+                guard case .object(let app) = engine else {
+                    throw HostError(status: .badRequest, code: 107, message: "engine must be an object with files and an optional command.")
+                }
+                if let command = app["command"], command.stringValue == nil {
+                    throw HostError(status: .badRequest, code: 107, message: "engine.command must be a string.")
+                }
+                let environment = try Self.environment(body["environment"]?.stringValue ?? "staging")
+                let version = try await deployer.deploy(
+                    engineApp: try EngineBundle(json: app["files"] ?? .null), command: app["command"]?.stringValue,
+                    message: body["message"]?.stringValue ?? "", author: body["author"]?.stringValue ?? "master key", to: environment)
+                var json = version.summary(live: [environment])
+                json["environment"] = .string(environment.rawValue)
+                return JSONResponse(status: .created, .object(json))
+            }
             guard case .object(let members)? = body["files"] else {
                 throw HostError(status: .badRequest, code: 107, message: "files must be an object of path → source.")
             }

@@ -12,6 +12,8 @@ struct DeployStore: Sendable {
     private static let versions = "_CloudCodeVersion"
     private static let environments = "_EngineEnvironment"
     private static let caller = Caller.master.withoutHooks
+    /// Who the store writes as: the master key, without hooks (an app hook never sees these).
+    static var masterCaller: Caller { caller }
 
     /// Every version, newest first.
     func allVersions() async throws -> [CloudCodeVersion] {
@@ -36,13 +38,13 @@ struct DeployStore: Sendable {
             version.number = Int(newest ?? 0) + 1
             // Paths hold dots, which object keys may not: files are stored as a list of pairs.
             let files: [JSONValue] = draft.sortedFiles.map { ["path": .string($0.name), "source": .string($0.source)] }
+            var body: [String: JSONValue] = [
+                "number": .int(Int64(version.number)), "files": .array(files), "hash": .string(draft.hash),
+                "message": .string(draft.message), "author": .string(draft.author), "ACL": [:],
+            ]
+            if let engine = draft.engine { body["engine"] = engine.record }
             do {
-                let stored = try await data.create(
-                    Self.versions,
-                    body: [
-                        "number": .int(Int64(version.number)), "files": .array(files), "hash": .string(draft.hash),
-                        "message": .string(draft.message), "author": .string(draft.author), "ACL": [:],
-                    ], objectId: "v\(version.number)", caller: Self.caller)
+                let stored = try await data.create(Self.versions, body: body, objectId: "v\(version.number)", caller: Self.caller)
                 version.createdAt = stored.createdAt
                 return version
             } catch let error as DataAPIError where error.code == .duplicateValue && attempts < 10 {
@@ -69,7 +71,7 @@ struct DeployStore: Sendable {
     }
 
     /// Records of a class; with `newestFirst`, that many of the highest-numbered versions.
-    private func records(_ className: String, where condition: JSONValue?, newestFirst: Int? = nil) async throws -> [StoredObject] {
+    func records(_ className: String, where condition: JSONValue?, newestFirst: Int? = nil) async throws -> [StoredObject] {
         // Production's database, whichever environment the request serves: deploys are the app's.
         let storage = data.engines.production
         guard try await storage.classExists(className) else { return [] }
@@ -88,6 +90,6 @@ struct DeployStore: Sendable {
         return CloudCodeVersion(
             number: Int(number), files: files, hash: record.fields["hash"]?.stringValue ?? "",
             message: record.fields["message"]?.stringValue ?? "", author: record.fields["author"]?.stringValue ?? "",
-            createdAt: record.createdAt)
+            createdAt: record.createdAt, engine: CloudCodeVersion.Engine(record: record.fields["engine"]))
     }
 }

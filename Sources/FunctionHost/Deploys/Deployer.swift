@@ -1,6 +1,7 @@
 import CloudQueue
 import DataAPI
 import Foundation
+import Hooks
 import HTTPTypes
 import Logging
 
@@ -50,9 +51,49 @@ actor Deployer {
         for name in EnvironmentName.allCases {
             let state = try await store.environment(name)
             let version = try await storedVersion(state.version)
-            environments.install(
-                try await environments.prepare(version, for: name, variables: state.variables, strict: false), for: name)
+            environments.install(try await startingLoad(version, for: name, variables: state.variables), for: name)
         }
+    }
+
+    /// What an environment runs at start: its version, its engine app (if it is one) started
+    /// once the host listens. An engine app that can't be written out or installed doesn't keep
+    /// the host down: the environment's writes are refused until a deploy mends it.
+    private func startingLoad(_ version: CloudCodeVersion?, for name: EnvironmentName, variables: [String: String]) async throws
+        -> Environments.Live
+    {
+        do {
+            return try await load(version, for: name, variables: variables, strict: false, waits: false)
+        } catch {
+            guard version?.engine != nil else { throw error }
+            environments.settings.logger.error("\(name)'s engine app could not be prepared: \(error)")
+            var live = try await environments.prepare(version, for: name, variables: variables, strict: false)
+            live.registry.hooks.heldWrites = "The app's engine could not be prepared; deploy it again."
+            return live
+        }
+    }
+
+    /// Loads a version for an environment without switching to it; an engine app's version is
+    /// written out on this host (once) and its process started, serving when `waits`.
+    private func load(
+        _ version: CloudCodeVersion?, for environment: EnvironmentName, variables: [String: String], strict: Bool,
+        waits: Bool = true, bundle: EngineBundle? = nil
+    ) async throws -> Environments.Live {
+        var release: Environments.EngineRelease?
+        if let version, let engine = version.engine {
+            guard let runtime = environments.settings.runtime else {
+                throw HostError(status: .badRequest, code: 1, message: "This host runs no engine apps.")
+            }
+            let directory = try await runtime.releases.directory(
+                for: engine,
+                load: { [store] in
+                    if let bundle { return bundle }
+                    return try await store.bundle(engine.bundle)
+                },
+                environment: EngineRunner.hostEssentials.merging(variables) { $1 },
+                output: { line, isError in runtime.record(line, isError: isError, environment: environment) })
+            release = .init(engine: engine, directory: directory)
+        }
+        return try await environments.prepare(version, for: environment, variables: variables, strict: strict, release: release, waits: waits)
     }
 
     /// Stores a bundle as a new version and switches an environment to it; a bundle that fails
@@ -61,17 +102,58 @@ actor Deployer {
         -> CloudCodeVersion
     {
         guard !files.isEmpty else { throw HostError(status: .badRequest, code: 1, message: "The bundle has no files.") }
-        var state = try await store.environment(environment)
+        let state = try await store.environment(environment)
         // Bad timers refuse the bundle as bad code does, before anything is stored.
         _ = try DeployTimers.definitions(in: files, timeZone: timers?.timeZone ?? .gmt, settings: timers?.settings ?? QueueSettings())
         let draft = CloudCodeVersion(files: files, message: message, author: author)
-        var next = try await environments.prepare(draft, for: environment, variables: state.variables, strict: true)
-        let version = try await store.add(draft)
-        state.switchTo(version.number)
-        _ = try await store.save(state)
+        return try await commit(draft, running: environments.prepare(draft, for: environment, variables: state.variables, strict: true), in: state)
+    }
+
+    /// Stores an engine app (`deploy --engine`) as a new version and switches an environment to
+    /// it once its process serves; an app that doesn't start, or clashes with in-process code,
+    /// is refused (400) with why, and nothing changes. Its `timers.json` is applied as a
+    /// bundle's is.
+    func deploy(engineApp bundle: EngineBundle, command: String?, message: String, author: String, to environment: EnvironmentName)
+        async throws -> CloudCodeVersion
+    {
+        let state = try await store.environment(environment)
+        let manifest = try EngineManifest(bundle: bundle, command: command)
+        var files: [String: String] = [:]
+        if let timers = bundle.files[DeployTimers.file] { files[DeployTimers.file] = String(decoding: timers.bytes, as: UTF8.self) }
+        _ = try DeployTimers.definitions(in: files, timeZone: timers?.timeZone ?? .gmt, settings: timers?.settings ?? QueueSettings())
+        let hash = bundle.hash
+        let draft = CloudCodeVersion(
+            files: files, message: message, author: author,
+            engine: .init(bundle: hash, size: bundle.size, fileCount: bundle.files.count, manifest: manifest))
+        let next = try await load(draft, for: environment, variables: state.variables, strict: true, bundle: bundle)
+        do {
+            try await store.store(bundle, hash: hash)
+        } catch {
+            environments.discard(next)
+            throw error
+        }
+        return try await commit(draft, running: next, in: state)
+    }
+
+    /// Stores a prepared draft as a new version and switches the environment to it; what was
+    /// prepared is thrown away if storing fails.
+    private func commit(_ draft: CloudCodeVersion, running prepared: Environments.Live, in state: EnvironmentState) async throws
+        -> CloudCodeVersion
+    {
+        var state = state
+        var next = prepared
+        let version: CloudCodeVersion
+        do {
+            version = try await store.add(draft)
+            state.switchTo(version.number)
+            _ = try await store.save(state)
+        } catch {
+            environments.discard(prepared)
+            throw error
+        }
         next.version = version.number
-        environments.install(next, for: environment)
-        try await timers?.apply(version.files, to: environment)
+        environments.install(next, for: state.name)
+        try await timers?.apply(version.files, to: state.name)
         return version
     }
 
@@ -97,7 +179,12 @@ actor Deployer {
         // Going back drops the version left from the history, so a second rollback goes further.
         state.history.removeLast(2)
         state.switchTo(previous)
-        _ = try await store.save(state)
+        do {
+            _ = try await store.save(state)
+        } catch {
+            environments.discard(next.live)
+            throw error
+        }
         environments.install(next.live, for: environment)
         try await timers?.apply(next.files, to: environment)
         return previous
@@ -117,8 +204,13 @@ actor Deployer {
             state.secrets.remove(key)
         }
         let version = try await storedVersion(state.version)
-        let next = try await environments.prepare(version, for: environment, variables: state.variables, strict: false)
-        state = try await store.save(state)
+        let next = try await load(version, for: environment, variables: state.variables, strict: false)
+        do {
+            state = try await store.save(state)
+        } catch {
+            environments.discard(next)
+            throw error
+        }
         environments.install(next, for: environment)
         return state
     }
@@ -135,11 +227,14 @@ actor Deployer {
             let state = try await store.environment(name)
             guard state.version != live.version || state.variables != live.variables else { continue }
             let version = try await storedVersion(state.version)
-            let next = try await environments.prepare(version, for: name, variables: state.variables, strict: false)
+            let next = try await load(version, for: name, variables: state.variables, strict: false)
             // A deploy on this host may have switched the environment while this one loaded (the
             // actor is re-entered at each await): then what it installed is newer than `state`.
             let now = environments.current(name)
-            guard now.version == live.version, now.variables == live.variables else { continue }
+            guard now.version == live.version, now.variables == live.variables else {
+                environments.discard(next)
+                continue
+            }
             environments.install(next, for: name)
         }
     }
@@ -162,7 +257,12 @@ actor Deployer {
         var state = try await store.environment(environment)
         let next = try await prepare(number, for: state)
         state.switchTo(number)
-        _ = try await store.save(state)
+        do {
+            _ = try await store.save(state)
+        } catch {
+            environments.discard(next.live)
+            throw error
+        }
         environments.install(next.live, for: environment)
         try await timers?.apply(next.files, to: environment)
         return number
@@ -177,7 +277,7 @@ actor Deployer {
             throw HostError(status: .notFound, code: 1, message: "There is no version \(number).")
         }
         // Stored versions loaded once already: a file failing now is logged, not fatal.
-        let live = try await environments.prepare(version, for: state.name, variables: state.variables, strict: false)
+        let live = try await load(version, for: state.name, variables: state.variables, strict: false)
         return (live, version.files)
     }
 

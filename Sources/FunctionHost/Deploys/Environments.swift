@@ -24,6 +24,11 @@ final class Environments: HookSource {
         /// Its functions and hooks without its engine's, when it has an engine: what the engine's
         /// names are registered beside again when the engine lists them anew.
         var inProcess: FunctionRegistry? = nil
+        /// The engine its functions and hooks call, when it has one.
+        var engine: EngineApp? = nil
+        /// The process of its deployed engine app, when its version is one: retired once the
+        /// environment runs something else.
+        var runner: EngineRunner? = nil
     }
 
     /// How code is loaded.
@@ -44,6 +49,9 @@ final class Environments: HookSource {
         /// Each environment's own engine (`EngineApp`), whose functions and hooks are registered
         /// beside the in-process code's.
         var engines: [EnvironmentName: EngineApp] = [:]
+        /// What engine processes share (where the host listens, their logs); nil where no engine
+        /// app can be deployed (a host built without one).
+        var runtime: EngineRuntime? = nil
     }
 
     /// The Swift functions and hooks, in every environment.
@@ -71,11 +79,18 @@ final class Environments: HookSource {
     /// Loads a version with an environment's variables, without switching to it. With
     /// `strict`, a file that fails to load fails the whole version (a deploy); otherwise it is
     /// logged and skipped (the code found at start, which must not keep the host down).
+    ///
+    /// A version that is an engine app comes with its `release`, started here; with `waits`,
+    /// once it serves (`withEngine`).
     func prepare(
-        _ version: CloudCodeVersion?, for environment: EnvironmentName, variables: [String: String], strict: Bool
+        _ version: CloudCodeVersion?, for environment: EnvironmentName, variables: [String: String], strict: Bool,
+        release: EngineRelease? = nil, waits: Bool = true
     ) async throws -> Live {
         var registry = base.serving(environment)
-        guard let version else { return try await withEngine(Live(version: nil, registry: registry, variables: variables), in: environment, strict: strict) }
+        guard let version else {
+            return try await withEngine(
+                Live(version: nil, registry: registry, variables: variables), in: environment, strict: strict, release: nil, waits: waits)
+        }
         let code = try await JavaScriptFunctions.load(
             files: version.scripts, into: &registry, timeout: settings.timeout, outbound: settings.outbound,
             variables: variables, pool: settings.pool, collectsGarbageBeforeEachStep: settings.collectsGarbageBeforeEachStep,
@@ -85,7 +100,9 @@ final class Environments: HookSource {
                 status: .badRequest, code: 1,
                 message: "The bundle was not deployed: \(file)\(error.line.map { ":\($0)" } ?? ""): \(error.message)")
         }
-        return try await withEngine(Live(version: version.number, registry: registry, variables: variables, code: code), in: environment, strict: strict)
+        return try await withEngine(
+            Live(version: version.number, registry: registry, variables: variables, code: code), in: environment, strict: strict,
+            release: release, waits: waits)
     }
 
     /// The sandbox's pool, per environment: its workers, the calls in flight on them, and the
@@ -107,10 +124,23 @@ final class Environments: HookSource {
         }
     }
 
-    /// Makes an environment run what `prepare` loaded.
+    /// Makes an environment run what `prepare` loaded. The engine app it ran before, if
+    /// another, is retired once the calls it has in flight end.
     func install(_ next: Live, for environment: EnvironmentName) {
-        live.withLock { $0[environment] = next }
+        let previous = live.withLock { all in
+            defer { all[environment] = next }
+            return all[environment]
+        }
         settings.logger.info(
             "\(environment) now runs \(next.version.map { "version \($0)" } ?? "Swift functions only").")
+        if let old = previous?.runner, old !== next.runner {
+            Task { await old.retire() }
+        }
+    }
+
+    /// Throws away what `prepare` loaded and was not installed: its engine app's process stops.
+    func discard(_ prepared: Live) {
+        guard let runner = prepared.runner, current(runner.environment).runner !== runner else { return }
+        Task { await runner.retire(drain: .zero) }
     }
 }

@@ -34,6 +34,8 @@ final class EngineApp: Sendable {
         var down: String?
         /// The names its metadatas last listed; nil before it ever answered.
         var names: [String]?
+        /// Calls and web requests at the engine now: a replaced engine is stopped once none are.
+        var active = 0
     }
 
     private let state = Mutex(State())
@@ -81,6 +83,19 @@ final class EngineApp: Sendable {
 
     /// Why the engine is down (its process exited, it is starting); nil while it serves.
     var downReason: String? { state.withLock { $0.down } }
+
+    /// Counts a call or web request at the engine until `end`: a replaced engine drains them.
+    func begin() {
+        state.withLock { $0.active += 1 }
+    }
+
+    /// Ends what `begin` counted.
+    func end() {
+        state.withLock { $0.active -= 1 }
+    }
+
+    /// Whether nothing is at the engine now.
+    var isIdle: Bool { state.withLock { $0.active == 0 } }
 
     /// Marks the engine down (its process exited) or up again; while down, calls fail at once.
     func markDown(_ reason: String?) {
@@ -141,6 +156,8 @@ final class EngineApp: Sendable {
     ) async throws(EngineError) -> JSONValue {
         if !ignoringDown, let down = state.withLock({ $0.down }) { throw .unreachable(down) }
         guard ContinuousClock.now < deadline else { throw .timedOut }
+        begin()
+        defer { end() }
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = HTTPMethod(rawValue: method)
         for (name, value) in headers { request.headers.add(name: name, value: value) }

@@ -19,13 +19,13 @@ struct EngineAppRoutes: Sendable {
             let asked: [EnvironmentName]
             switch body["environment"] {
             case nil, .null?:
-                asked = EnvironmentName.allCases.filter { environments.settings.engines[$0] != nil }
+                asked = EnvironmentName.allCases.filter { environments.engine(of: $0) != nil }
             case .string(let name)?:
                 guard let environment = EnvironmentName(rawValue: name) else {
                     throw HostError(status: .badRequest, code: 107, message: "environment must be production or staging, not '\(name)'.")
                 }
-                guard environments.settings.engines[environment] != nil else {
-                    throw HostError(status: .notFound, code: 1, message: "\(environment) has no engine (--engine-command or --engine-url).")
+                guard environments.engine(of: environment) != nil else {
+                    throw HostError(status: .notFound, code: 1, message: "\(environment) has no engine (--engine-command, --engine-url or a deployed engine app).")
                 }
                 asked = [environment]
             default:

@@ -11,8 +11,8 @@ import NIOHTTP1
 /// `X-Forwarded-For`/`X-Real-IP`/`X-Forwarded-Host`/`X-Forwarded-Proto` set by the host (what a
 /// client claims in them is replaced), as LeanCloud's gateway passed `*.leanapp.cn` traffic.
 struct EngineWebProxy: Sendable {
-    /// Each environment's engine.
-    let engines: [EnvironmentName: EngineApp]
+    /// What each environment runs, its engine among it.
+    let environments: Environments
     /// The largest request body passed on (the host's own `maxBodySize`).
     let maxBodySize: Int
 
@@ -55,17 +55,22 @@ struct EngineWebProxy: Sendable {
             throw HostError(
                 status: .tooManyRequests, code: 429, message: "Too many requests to the app at once from this client (\(Self.requestsPerClient)).")
         }
+        engine.begin()
         do {
             let response = try await exchange(request, to: engine, path: path, length: length, context: context)
             // Released once the answer has been sent, or its sending failed.
             return Response(
                 status: response.status, headers: response.headers,
                 body: ResponseBody { [inFlight] writer in
-                    defer { inFlight.release(client) }
+                    defer {
+                        inFlight.release(client)
+                        engine.end()
+                    }
                     try await response.body.write(writer)
                 })
         } catch {
             inFlight.release(client)
+            engine.end()
             throw error
         }
     }

@@ -79,10 +79,12 @@ struct EngineWebMiddleware: RouterMiddleware {
     let proxy: EngineWebProxy
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let (environment, path) = routes.route(authority: request.head.authority, path: request.uri.path),
-            let engine = proxy.engines[environment]
-        else {
+        guard let (environment, path) = routes.route(authority: request.head.authority, path: request.uri.path) else {
             return try await next(request, context)
+        }
+        // The app's pages are its engine's, even while it runs none: never the API's.
+        guard let engine = proxy.environments.engine(of: environment) else {
+            throw HostError(status: .serviceUnavailable, code: 1, message: "The app is not available: \(environment) runs no engine app.")
         }
         return try await proxy.forward(request, to: engine, path: path, context: context)
     }

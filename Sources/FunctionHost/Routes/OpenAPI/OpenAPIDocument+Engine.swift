@@ -33,9 +33,10 @@ extension OpenAPIDocument {
     /// Deploys, environments, variables and logs (master key).
     static let engineOperations: [APIOperation] = [
         APIOperation(
-            "post", "/engine/deploys", tag: "Deploys", "Deploy JavaScript files as a new version of an environment.",
+            "post", "/engine/deploys", tag: "Deploys",
+            "Deploy JavaScript files, or an engine app's folder (engine: {files: {path: base64}, command}), as a new version of an environment.",
             access: .master,
-            body: APIOperation.object(["environment": "string", "message": "string", "files": "object", "author": "string"], required: ["files"]),
+            body: APIOperation.object(["environment": "string", "message": "string", "files": "object", "engine": "object", "author": "string"]),
             success: "201"),
         APIOperation(
             "get", "/engine/deploys", tag: "Deploys", "The versions, newest first.", access: .master,

@@ -148,3 +148,30 @@ def on_auth_data(auth_data):
             raise LeanEngineError("Blocked account.")
         auth_data["weixin"]["checked"] = True
     return auth_data
+
+
+@engine.define
+def pid(**params):
+    # Which process answers: a deploy starts a new one and stops the old.
+    return os.getpid()
+
+
+@engine.define
+def gate(**params):
+    # A call held open until the test opens the gate: it says it has entered, then waits (gevent
+    # sleeps, so the process keeps serving other calls meanwhile).
+    path = params["path"]
+    with open(path + ".entered", "w") as entered:
+        entered.write(str(os.getpid()))
+    for _ in range(1200):
+        if os.path.exists(path):
+            return "opened by %d" % os.getpid()
+        time.sleep(0.05)
+    return "never opened"
+
+
+@engine.define
+def installed(**params):
+    # What the deploy's install step left in the app's folder, and a variable of its environment.
+    text = open("installed.txt").read().strip() if os.path.exists("installed.txt") else None
+    return {"installed": text, "greeting": os.environ.get("GREETING")}
