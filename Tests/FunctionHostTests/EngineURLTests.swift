@@ -1,0 +1,51 @@
+import Foundation
+import HTTPTypes
+import JSON
+import Testing
+import TestSupport
+
+@testable import FunctionHost
+
+/// An engine someone else runs (`--engine-url`): the host calls it at its address, registers its
+/// names once it first answers, and treats it as down (503 at once, before-hooked writes refused)
+/// when it stops answering.
+@Suite struct EngineURLTests {
+    @Test func anEngineAtAURLIsCalledAndRefusedWritesWhileItIsGone() async throws {
+        try await EngineAppFixture.preparePython()
+        let hostPort = Ports.free(), enginePort = Ports.free()
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The app as its operator runs it, with LeanEngine's variables pointing at the host.
+        let keys = TestServer.keys
+        let engine = try EngineProcess(
+            command: EngineBundles.pythonCommand, directory: "\(SMTPTestServer.root)/Tests/EngineApps/python/production",
+            environment: EngineRunner.hostEssentials.merging([
+                "LEANCLOUD_APP_ID": keys.appId, "LEANCLOUD_APP_KEY": keys.appKey, "LEANCLOUD_APP_MASTER_KEY": keys.masterKey,
+                "LEANCLOUD_APP_HOOK_KEY": keys.hookKey, "LEANCLOUD_APP_PORT": String(enginePort),
+                "LEANCLOUD_API_SERVER": "http://127.0.0.1:\(hostPort)", "LEANCLOUD_APP_ENV": "production",
+            ]) { $1 }, output: { _, _ in })
+        try await TestServer.run(
+            dataDirectory: directory, transport: .socket,
+            configure: { configuration in
+                configuration.port = hostPort
+                configuration.engines[.production] = EngineSetting(.url("http://127.0.0.1:\(enginePort)"))
+            }
+        ) { api in
+            let hello = try await EngineAppFixture.waitUntilServing(api, function: "hello")
+            #expect(hello["result"]?["env"] == "production", "\(hello)")
+            // Its hooks run on writes.
+            let created = try await api.post("/1.1/classes/Todo", ["title": "  trim me  "])
+            let stored = try await api.get("/1.1/classes/Todo/\(try #require(created.objectId))", headers: Headers.master)
+            #expect(stored["checkedBy"] == "python", "\(stored)")
+
+            // Its operator stops it: calls answer 503 at once, before-hooked writes are refused.
+            await engine.stop(grace: .seconds(5))
+            let gone = try await api.post("/1.1/functions/hello", [:])
+            #expect(gone.status == .serviceUnavailable, "\(gone)")
+            let write = try await api.post("/1.1/classes/Todo", ["title": "unchecked?"])
+            #expect(write.status == .serviceUnavailable && write["code"] == 142, "\(write)")
+            #expect(try await api.count("Todo") == 1)
+        }
+        await engine.stop(grace: .zero)
+    }
+}
