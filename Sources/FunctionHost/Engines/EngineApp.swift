@@ -195,6 +195,22 @@ final class EngineApp: Sendable {
     private static func exchange(
         _ request: HTTPClientRequest, with client: HTTPClient, deadline: ContinuousClock.Instant
     ) async -> Result<(Int, [UInt8]), EngineError> {
+        let outcome = await exchangeOnce(request, with: client, deadline: deadline)
+        // A pooled connection the engine closed while idle (it restarted, or an engine run by
+        // someone else closes idle ones): the request was never written, so it goes once more,
+        // on a new connection.
+        if case .failure(.unreachable(Self.closedWhileIdle)) = outcome {
+            return await exchangeOnce(request, with: client, deadline: deadline)
+        }
+        return outcome
+    }
+
+    /// Why a request found its pooled connection closed before it was written.
+    private static let closedWhileIdle = "its connection was closed before the request was sent"
+
+    private static func exchangeOnce(
+        _ request: HTTPClientRequest, with client: HTTPClient, deadline: ContinuousClock.Instant
+    ) async -> Result<(Int, [UInt8]), EngineError> {
         do {
             let response = try await client.execute(request, deadline: OutboundHTTP.nioDeadline(deadline))
             if let length = response.headers.first(name: "content-length").flatMap(Int.init), length > answerLimit {
@@ -219,6 +235,9 @@ final class EngineApp: Sendable {
             }
             if let error = error as? HTTPClientError, error == .connectTimeout || error == .getConnectionFromPoolTimeout {
                 return .failure(.unreachable("no connection to it could be made in time"))
+            }
+            if let error = error as? ChannelError {
+                return .failure(.unreachable(error == .ioOnClosedChannel ? closedWhileIdle : "its connection failed"))
             }
             // Anything else is an answer HTTP can't read (a header past NIO's limits, ...): its
             // text may carry what was sent, so only its kind is told.
