@@ -178,6 +178,28 @@ import TestSupport
         }
     }
 
+    /// Two deploys at once: the environment runs the one stored last, as the database says.
+    @Test func racingDeploysLeaveTheEnvironmentRunningWhatTheDatabaseSays() async throws {
+        try await Self.withHost { api in
+            let production = EngineBundles.deploy(try EngineBundles.python("production"), to: "production", message: "production")
+            let staging = EngineBundles.deploy(try EngineBundles.python("staging"), to: "production", message: "staging")
+            async let first = Self.onOwnConnection(api, "/1.1/engine/deploys", headers: Headers.master, production)
+            async let second = Self.onOwnConnection(api, "/1.1/engine/deploys", headers: Headers.master, staging)
+            let answers = try await [first, second]
+            let numbers = answers.compactMap { $0?["version"]?.intValue }
+            #expect(numbers.sorted() == [1, 2], "\(answers)")
+            let environments = try await api.get("/1.1/engine/environments", headers: Headers.master)
+            #expect(environments["production"]?["version"] == 2, "\(environments)")
+            let newest = try #require(answers.first { $0?["version"] == 2 } ?? nil)
+            let hello = try await Self.hello(api)
+            if newest["message"] == "staging" {
+                #expect(hello == ["staging": true, "env": "production"], "\(String(describing: hello))")
+            } else {
+                #expect(hello?["env"] == "production" && hello?["staging"] == nil, "\(String(describing: hello))")
+            }
+        }
+    }
+
     /// `functionhost deploy DIR --engine`: the folder as it is, less what an install makes and
     /// version control; links named and left out.
     @Test func theCLIDeploysAnAppFolder() async throws {
@@ -206,9 +228,11 @@ import TestSupport
     }
 
     /// A client's call on a connection of its own; its JSON answer.
-    static func onOwnConnection(_ api: API, _ path: String, _ body: JSONValue) async throws -> JSONValue? {
+    static func onOwnConnection(_ api: API, _ path: String, headers: HTTPFields = Headers.client, _ body: JSONValue) async throws
+        -> JSONValue?
+    {
         try await TestClient.withClient(host: "127.0.0.1", port: api.port) { client in
-            var headers = Headers.client
+            var headers = headers
             headers[.contentType] = "application/json"
             let response = try await client.execute(.init(path, method: .post, headers: headers, body: ByteBuffer(string: body.jsonString)))
             return try response.body.map { try JSONValue(parsing: $0.readableBytesView) }

@@ -21,6 +21,25 @@ actor Deployer {
         self.timers = timers
     }
 
+    /// Whether a change is under way, and the changes waiting their turn. The actor alone would
+    /// let a second change in at each await of the first (an engine app takes seconds to start):
+    /// two deploys could then store one order and install the other.
+    private var changing = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    /// Waits until no other change is under way; `leave` lets the next in, in arrival order.
+    private func enter() async {
+        guard changing else {
+            changing = true
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    private func leave() {
+        if waiting.isEmpty { changing = false } else { waiting.removeFirst().resume() }
+    }
+
     /// At start: the functions directory becomes a new version of both environments when its
     /// files changed since the last start (or at the very first start); then each environment
     /// loads the version it ran before the restart.
@@ -101,6 +120,8 @@ actor Deployer {
     func deploy(files: [String: String], message: String, author: String, to environment: EnvironmentName) async throws
         -> CloudCodeVersion
     {
+        await enter()
+        defer { leave() }
         guard !files.isEmpty else { throw HostError(status: .badRequest, code: 1, message: "The bundle has no files.") }
         let state = try await store.environment(environment)
         // Bad timers refuse the bundle as bad code does, before anything is stored.
@@ -116,6 +137,8 @@ actor Deployer {
     func deploy(engineApp bundle: EngineBundle, command: String?, message: String, author: String, to environment: EnvironmentName)
         async throws -> CloudCodeVersion
     {
+        await enter()
+        defer { leave() }
         let state = try await store.environment(environment)
         let manifest = try EngineManifest(bundle: bundle, command: command)
         var files: [String: String] = [:]
@@ -159,6 +182,8 @@ actor Deployer {
 
     /// Production runs exactly the version staging runs.
     func promote() async throws -> Int {
+        await enter()
+        defer { leave() }
         guard let number = try await store.environment(.staging).version else {
             throw HostError(status: .badRequest, code: 1, message: "Staging runs no version to promote.")
         }
@@ -168,6 +193,8 @@ actor Deployer {
     /// An environment returns to an earlier version: `number`, or the one it ran before the
     /// current one.
     func rollback(_ environment: EnvironmentName, to number: Int?) async throws -> Int {
+        await enter()
+        defer { leave() }
         if let number { return try await switchTo(number, in: environment) }
         var state = try await store.environment(environment)
         let history = state.history
@@ -194,6 +221,8 @@ actor Deployer {
     func setVariables(_ set: [String: String], secret: Bool, unset: [String], in environment: EnvironmentName) async throws
         -> EnvironmentState
     {
+        await enter()
+        defer { leave() }
         var state = try await store.environment(environment)
         for (key, value) in set {
             state.variables[key] = value
@@ -219,6 +248,8 @@ actor Deployer {
     /// runs: another host sharing the database deployed, promoted, rolled back or changed
     /// variables. (Changes made here are installed as they are made, so they never differ.)
     func sync() async throws {
+        await enter()
+        defer { leave() }
         for name in EnvironmentName.allCases {
             // What runs is read before the database: a deploy here while the read is under way
             // (the actor is re-entered at the await) may have stored and installed a newer
