@@ -40,6 +40,8 @@ final class EngineRunner: Sendable {
     /// How long a retired engine's calls in flight may take before it is stopped anyway: the
     /// longest a function may run, with room (LeanCloud kept old instances ≥ 30 s).
     static let drainTime: Duration = .seconds(30)
+    /// How long a retired engine is kept at least, for the calls on their way to it.
+    static let arrivalTime: Duration = .seconds(1)
 
     private struct State {
         var task: Task<Void, Never>?
@@ -92,6 +94,9 @@ final class EngineRunner: Sendable {
             return state.task
         }
         let deadline = ContinuousClock.now + drain
+        // A call that took the old code just before the switch reaches the engine just after it:
+        // it is given a moment to arrive before the engine is found idle.
+        if drain > .zero { try? await Task.sleep(for: min(drain, Self.arrivalTime)) }
         while !engine.isIdle, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(50))
         }
