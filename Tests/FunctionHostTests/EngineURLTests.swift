@@ -16,14 +16,7 @@ import TestSupport
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // The app as its operator runs it, with LeanEngine's variables pointing at the host.
-        let keys = TestServer.keys
-        let engine = try EngineProcess(
-            command: EngineBundles.pythonCommand, directory: "\(SMTPTestServer.root)/Tests/EngineApps/python/production",
-            environment: EngineRunner.hostEssentials.merging([
-                "LEANCLOUD_APP_ID": keys.appId, "LEANCLOUD_APP_KEY": keys.appKey, "LEANCLOUD_APP_MASTER_KEY": keys.masterKey,
-                "LEANCLOUD_APP_HOOK_KEY": keys.hookKey, "LEANCLOUD_APP_PORT": String(enginePort),
-                "LEANCLOUD_API_SERVER": "http://127.0.0.1:\(hostPort)", "LEANCLOUD_APP_ENV": "production",
-            ]) { $1 }, output: { _, _ in })
+        let engine = try Self.start("production", port: enginePort, hostPort: hostPort)
         try await TestServer.run(
             dataDirectory: directory, transport: .socket,
             configure: { configuration in
@@ -47,5 +40,58 @@ import TestSupport
             #expect(try await api.count("Todo") == 1)
         }
         await engine.stop(grace: .zero)
+    }
+
+    /// SIGHUP asks every engine for its names again: an engine someone else replaced with other
+    /// code is registered anew.
+    @Test func aHangUpReadsTheEnginesNamesAgain() async throws {
+        try await EngineAppFixture.preparePython()
+        let hostPort = Ports.free(), enginePort = Ports.free()
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try Self.start("staging", port: enginePort, hostPort: hostPort)
+        try await TestServer.run(
+            dataDirectory: directory, transport: .socket,
+            configure: { configuration in
+                configuration.port = hostPort
+                configuration.engines[.production] = EngineSetting(.url("http://127.0.0.1:\(enginePort)"))
+            }
+        ) { api in
+            _ = try await EngineAppFixture.waitUntilServing(api, function: "hello")
+            // The staging app defines no `whoami`: the host doesn't know it.
+            expectError(try await api.post("/1.1/functions/whoami", [:]), code: 1, status: .notFound)
+            // Its operator replaces it with the production app on the same port.
+            await first.stop(grace: .seconds(5))
+            let second = try Self.start("production", port: enginePort, hostPort: hostPort)
+            defer { Task { await second.stop(grace: .zero) } }
+            // Once the new app serves its names (the old one may still be closing its socket).
+            let probe = EngineApp(
+                environment: .production, baseURL: "http://127.0.0.1:\(enginePort)",
+                keys: .init(appId: "app", appKey: "key", masterKey: "master", hookKey: "hook"))
+            let ready = ContinuousClock.now + .seconds(60)
+            while ((try? await probe.fetchNames(deadline: .now + .seconds(2))) ?? []).contains("whoami") == false, ContinuousClock.now < ready {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            kill(getpid(), SIGHUP)
+            let deadline = ContinuousClock.now + .seconds(60)
+            var reply = try await api.post("/1.1/functions/whoami", [:])
+            while reply.status == .notFound, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                reply = try await api.post("/1.1/functions/whoami", [:])
+            }
+            #expect(reply.status == .ok, "\(reply)")
+        }
+    }
+
+    /// A Python test app as its operator runs it, with LeanEngine's variables pointing at the host.
+    static func start(_ app: String, port: Int, hostPort: Int) throws -> EngineProcess {
+        let keys = TestServer.keys
+        return try EngineProcess(
+            command: EngineBundles.pythonCommand, directory: "\(SMTPTestServer.root)/Tests/EngineApps/python/\(app)",
+            environment: EngineRunner.hostEssentials.merging([
+                "LEANCLOUD_APP_ID": keys.appId, "LEANCLOUD_APP_KEY": keys.appKey, "LEANCLOUD_APP_MASTER_KEY": keys.masterKey,
+                "LEANCLOUD_APP_HOOK_KEY": keys.hookKey, "LEANCLOUD_APP_PORT": String(port),
+                "LEANCLOUD_API_SERVER": "http://127.0.0.1:\(hostPort)", "LEANCLOUD_APP_ENV": "production",
+            ]) { $1 }, output: { _, _ in })
     }
 }

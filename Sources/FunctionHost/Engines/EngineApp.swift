@@ -197,9 +197,12 @@ final class EngineApp: Sendable {
     ) async -> Result<(Int, [UInt8]), EngineError> {
         let outcome = await exchangeOnce(request, with: client, deadline: deadline)
         // A pooled connection the engine closed while idle (it restarted, or an engine run by
-        // someone else closes idle ones): the request was never written, so it goes once more,
-        // on a new connection.
-        if case .failure(.unreachable(Self.closedWhileIdle)) = outcome {
+        // someone else closes idle ones): a request never written goes once more, on a new
+        // connection; so does a read (the metadatas) whose connection was reset, which may have
+        // reached the engine, but changes nothing there.
+        if case .failure(.unreachable(let reason)) = outcome,
+            reason == Self.closedWhileIdle || (request.method == .GET && reason == Self.reset)
+        {
             return await exchangeOnce(request, with: client, deadline: deadline)
         }
         return outcome
@@ -207,6 +210,8 @@ final class EngineApp: Sendable {
 
     /// Why a request found its pooled connection closed before it was written.
     private static let closedWhileIdle = "its connection was closed before the request was sent"
+    /// A connection the engine reset.
+    private static let reset = String(cString: strerror(ECONNRESET))
 
     private static func exchangeOnce(
         _ request: HTTPClientRequest, with client: HTTPClient, deadline: ContinuousClock.Instant

@@ -50,10 +50,17 @@ struct EngineSupervisor: Service {
         await runtime.runners.stopAll()
     }
 
+    /// SIGHUP's default action (exit) turned off, once per process, before any signal source
+    /// exists: on Linux, libdispatch's source stops seeing the signal if it is set to ignored
+    /// after the source was made (a second host in one process did that).
+    private static let hangUpsIgnored: Void = {
+        signal(SIGHUP, SIG_IGN)
+    }()
+
     /// Asks every engine for its names again on each SIGHUP (`kill -HUP <host>`), as the reload
     /// route does, until the host stops.
     private func refreshOnHangUp() async {
-        signal(SIGHUP, SIG_IGN)
+        Self.hangUpsIgnored
         let source = DispatchSource.makeSignalSource(signal: SIGHUP)
         let (hangUps, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         source.setEventHandler { continuation.yield() }
