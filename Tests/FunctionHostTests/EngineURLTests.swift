@@ -11,19 +11,8 @@ import TestSupport
 /// when it stops answering.
 @Suite struct EngineURLTests {
     @Test func anEngineAtAURLIsCalledAndRefusedWritesWhileItIsGone() async throws {
-        try await EngineAppFixture.preparePython()
-        let hostPort = Ports.free(), enginePort = Ports.free()
-        let directory = try TestServer.makeDataDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         // The app as its operator runs it, with LeanEngine's variables pointing at the host.
-        let engine = try Self.start("production", port: enginePort, hostPort: hostPort)
-        try await TestServer.run(
-            dataDirectory: directory, transport: .socket,
-            configure: { configuration in
-                configuration.port = hostPort
-                configuration.engines[.production] = EngineSetting(.url("http://127.0.0.1:\(enginePort)"))
-            }
-        ) { api in
+        try await Self.withEngineAtURL("production") { api, engine, _, _ in
             let hello = try await EngineAppFixture.waitUntilServing(api, function: "hello")
             #expect(hello["result"]?["env"] == "production", "\(hello)")
             // Its hooks run on writes.
@@ -39,24 +28,12 @@ import TestSupport
             #expect(write.status == .serviceUnavailable && write["code"] == 142, "\(write)")
             #expect(try await api.count("Todo") == 1)
         }
-        await engine.stop(grace: .zero)
     }
 
     /// SIGHUP asks every engine for its names again: an engine someone else replaced with other
     /// code is registered anew.
     @Test func aHangUpReadsTheEnginesNamesAgain() async throws {
-        try await EngineAppFixture.preparePython()
-        let hostPort = Ports.free(), enginePort = Ports.free()
-        let directory = try TestServer.makeDataDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let first = try Self.start("staging", port: enginePort, hostPort: hostPort)
-        try await TestServer.run(
-            dataDirectory: directory, transport: .socket,
-            configure: { configuration in
-                configuration.port = hostPort
-                configuration.engines[.production] = EngineSetting(.url("http://127.0.0.1:\(enginePort)"))
-            }
-        ) { api in
+        try await Self.withEngineAtURL("staging") { api, first, enginePort, hostPort in
             _ = try await EngineAppFixture.waitUntilServing(api, function: "hello")
             // The staging app defines no `whoami`: the host doesn't know it.
             expectError(try await api.post("/1.1/functions/whoami", [:]), code: 1, status: .notFound)
@@ -81,6 +58,28 @@ import TestSupport
             }
             #expect(reply.status == .ok, "\(reply)")
         }
+    }
+
+    /// A host whose production engine is at a URL, where the test app `app` runs (stopped after).
+    static func withEngineAtURL(_ app: String, _ body: @Sendable (API, EngineProcess, Int, Int) async throws -> Void) async throws {
+        try await EngineAppFixture.preparePython()
+        let hostPort = Ports.free(), enginePort = Ports.free()
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let engine = try start(app, port: enginePort, hostPort: hostPort)
+        do {
+            try await TestServer.run(
+                dataDirectory: directory, transport: .socket,
+                configure: { configuration in
+                    configuration.port = hostPort
+                    configuration.engines[.production] = EngineSetting(.url("http://127.0.0.1:\(enginePort)"))
+                }
+            ) { api in try await body(api, engine, enginePort, hostPort) }
+        } catch {
+            await engine.stop(grace: .zero)
+            throw error
+        }
+        await engine.stop(grace: .zero)
     }
 
     /// A Python test app as its operator runs it, with LeanEngine's variables pointing at the host.
