@@ -59,7 +59,8 @@ struct Deploy: AsyncParsableCommand {
                 guard engineCommand == nil else { throw ClientFailure(message: "--engine-command needs --engine") }
                 body["files"] = try DeploySources.collect(in: directory)
             }
-            let answer = try await client.send(.POST, "/1.1/engine/deploys", body: JSONText.data(body))
+            let answer = try await client.send(
+                .POST, "/1.1/engine/deploys", body: JSONText.data(body), timeout: engine ? EngineClient.deployTimeout : EngineClient.timeout)
             try options.report(answer) { answer in
                 let target = answer.string("environment", default: environment.rawValue)
                 return ["Deployed version \(try answer.int("version")) to \(target) (hash \(answer.string("hash").prefix(8)))."]

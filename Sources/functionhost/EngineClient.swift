@@ -17,6 +17,10 @@ struct EngineClient: Sendable {
     /// How long one request may take; a deploy uploads and checks all the code, so be generous.
     static let timeout: TimeAmount = .seconds(120)
 
+    /// How long an engine app's deploy may take: the host runs its install step (10 minutes at
+    /// most) and waits for it to start (2 minutes at most).
+    static let deployTimeout: TimeAmount = .seconds(900)
+
     /// How long connecting may take before the command gives up.
     static let connectTimeout: TimeAmount = .seconds(10)
 
@@ -26,7 +30,7 @@ struct EngineClient: Sendable {
     /// on. It retries a refused connection with back-off for 90 seconds, where this fails at once
     /// with the reason; and it follows redirects, which would resend the master key to wherever the
     /// redirect points.
-    static var configuration: HTTPClient.Configuration {
+    static func configuration(timeout: TimeAmount) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: connectTimeout, read: timeout))
         configuration.connectionPool.retryConnectionEstablishment = false
@@ -40,8 +44,12 @@ struct EngineClient: Sendable {
     ///
     /// A refusal becomes a ``ClientFailure`` with the server's `error` and `code`; a connection that
     /// fails becomes one naming the server.
+    ///
+    /// - Parameter timeout: how long the request may take (an engine app's deploy waits for its
+    ///   install step and its start: `deployTimeout`).
     func send(
-        _ method: HTTPMethod, _ path: String, body: Data? = nil, headers extra: [(String, String)] = []
+        _ method: HTTPMethod, _ path: String, body: Data? = nil, headers extra: [(String, String)] = [],
+        timeout: TimeAmount = EngineClient.timeout
     ) async throws(ClientFailure) -> EngineAnswer {
         var request = HTTPClientRequest(url: server + path)
         request.method = method
@@ -57,8 +65,8 @@ struct EngineClient: Sendable {
         let status: HTTPResponseStatus
         let data: Data
         do {
-            (status, data) = try await HTTPClient.withHTTPClient(configuration: Self.configuration) { client in
-                let response = try await client.execute(request, timeout: Self.timeout)
+            (status, data) = try await HTTPClient.withHTTPClient(configuration: Self.configuration(timeout: timeout)) { client in
+                let response = try await client.execute(request, timeout: timeout)
                 // Copy out of the ByteBuffer by hand: its Data initialiser lives in NIOFoundationCompat,
                 // one more dependency for a single call.
                 let bytes = try await response.body.collect(upTo: Self.answerLimit)
