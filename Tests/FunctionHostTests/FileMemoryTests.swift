@@ -13,8 +13,9 @@ import Testing
 /// A large file streams through the server: its memory does not grow with the file, uploading
 /// or downloading. The server runs in this process, so this process's memory is the server's,
 /// and so is every other test's running beside it: `scripts/test.sh` runs this suite on its own,
-/// after the others. Over a socket, so the body comes in as a client streams it.
-@Suite struct FileMemoryTests {
+/// after the others, and its tests one at a time. Over a socket, so the body comes in as a client
+/// streams it.
+@Suite(.serialized) struct FileMemoryTests {
     /// 200 MB, sent as 1 MB chunks made on demand.
     static let size = 200 * 1024 * 1024
     static let chunk = 1024 * 1024
