@@ -111,10 +111,11 @@ struct S3Client: Sendable {
         try await Self.expect(response, "DeleteObject", missingIsFine: true)
     }
 
-    /// A presigned GetObject URL of `key`, valid `expiry` seconds.
-    func presignedGet(key: String, expiry: Int) -> String {
+    /// A presigned GetObject URL of `key`, valid `expiry` seconds, with `answer`'s parameters.
+    func presignedGet(key: String, expiry: Int, answer: [(String, String)]) -> String {
         let path = settings.path(ofKey: key)
-        return settings.url(path: path, query: signer.presignedQuery(host: settings.host, path: path, expiry: expiry, at: Date()))
+        return settings.url(
+            path: path, query: signer.presignedQuery(host: settings.host, path: path, expiry: expiry, at: Date(), parameters: answer))
     }
 
     /// Sends one signed request about `key`.

@@ -66,9 +66,12 @@ package struct S3FileStore: FileContentStore {
         nil
     }
 
-    package func downloadURL(ofKey key: String, expiry: Duration) -> String? {
+    package func downloadURL(ofKey key: String, expiry: Duration, contentType: String, disposition: String?) -> String? {
         guard LocalFileStore.isValidKey(key) else { return nil }
-        return client.presignedGet(key: key, expiry: max(1, Int(expiry.components.seconds)))
+        // GetObject's response overrides, signed with the rest: the bucket answers with them.
+        var answer = [("response-content-type", contentType)]
+        if let disposition { answer.append(("response-content-disposition", disposition)) }
+        return client.presignedGet(key: key, expiry: max(1, Int(expiry.components.seconds)), answer: answer)
     }
 
     /// The data layer's error for a store's failure: the store can't serve now (503, code

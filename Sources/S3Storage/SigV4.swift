@@ -47,13 +47,15 @@ struct SigV4: Sendable {
         return headers.filter { $0.0 != "host" } + [("authorization", authorization)]
     }
 
-    /// The query of a presigned GET of `path` at `host`, valid `expiry` seconds from `date`.
-    func presignedQuery(host: String, path: String, expiry: Int, at date: Date) -> String {
+    /// The query of a presigned GET of `path` at `host`, valid `expiry` seconds from `date`,
+    /// with `parameters` of the request's own signed too.
+    func presignedQuery(host: String, path: String, expiry: Int, at date: Date, parameters: [(String, String)] = []) -> String {
         let stamp = Self.timestamp(date)
-        let query = Self.canonicalQuery([
-            ("X-Amz-Algorithm", "AWS4-HMAC-SHA256"), ("X-Amz-Credential", "\(accessKey)/\(scope(stamp))"),
-            ("X-Amz-Date", stamp), ("X-Amz-Expires", String(expiry)), ("X-Amz-SignedHeaders", "host"),
-        ])
+        let query = Self.canonicalQuery(
+            parameters + [
+                ("X-Amz-Algorithm", "AWS4-HMAC-SHA256"), ("X-Amz-Credential", "\(accessKey)/\(scope(stamp))"),
+                ("X-Amz-Date", stamp), ("X-Amz-Expires", String(expiry)), ("X-Amz-SignedHeaders", "host"),
+            ])
         let canonical = ["GET", path, query, "host:\(host)\n", "host", Self.unsignedPayload].joined(separator: "\n")
         // The signature comes last, as it is made over everything before it.
         return query + "&X-Amz-Signature=" + sign(canonical, stamp: stamp)

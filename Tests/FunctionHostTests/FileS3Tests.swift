@@ -132,6 +132,16 @@ import Thumbnails
                 #expect(followed.status == .ok)
                 let bytes = try await followed.body.collect(upTo: 1024)
                 #expect(String(buffer: bytes) == "served by the bucket")
+                #expect(followed.headers.first(name: "Content-Type") == "text/plain")
+                #expect(followed.headers.first(name: "Content-Disposition") == nil)
+                // A type a browser would run is an attachment at the bucket too.
+                let page = try await FileFixture.upload(api, "page.html", "<script>1</script>", type: "text/html")
+                let pageRedirect = try await FileFixture.exchange(api, .get, try FileFixture.path(page["url"]))
+                let pageLocation = try #require(pageRedirect.headers[.location])
+                let pageAnswer = try await HTTPClient.shared.execute(HTTPClientRequest(url: pageLocation), timeout: .seconds(30))
+                #expect(pageAnswer.status == .ok)
+                #expect(pageAnswer.headers.first(name: "Content-Type") == "text/html")
+                #expect(pageAnswer.headers.first(name: "Content-Disposition")?.hasPrefix("attachment") == true)
                 // Thumbnails are still the host's to make: a query is never redirected.
                 let thumbnail = try await FileFixture.exchange(api, .get, try FileFixture.path(file["url"]) + "?imageView2/2/w/10")
                 #expect(thumbnail.status != .found)

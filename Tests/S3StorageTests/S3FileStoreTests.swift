@@ -97,7 +97,7 @@ import Testing
             #expect(try await store.read(key: key, range: 0...0) == nil)
             try await store.delete(key: key)
             await #expect(throws: DataAPIError.self) { _ = try await store.beginUpload(key: key) }
-            #expect(store.downloadURL(ofKey: key, expiry: .seconds(60)) == nil)
+            #expect(store.downloadURL(ofKey: key, expiry: .seconds(60), contentType: "text/plain", disposition: nil) == nil)
         }
     }
 

@@ -24,9 +24,10 @@ package protocol FileContentStore: Sendable {
     /// paths); nil for a remote store, whose bytes are fetched first (`FileContentStore.copy`).
     func localPath(ofKey key: String) -> String?
 
-    /// A URL anyone may GET the content from for `expiry` (an S3 presigned URL), for stores that
-    /// can hand one out; nil otherwise, and the host streams the bytes itself.
-    func downloadURL(ofKey key: String, expiry: Duration) -> String?
+    /// A URL anyone may GET the content from for `expiry` (an S3 presigned URL), answered with
+    /// `contentType` and `disposition` (the host's own choice of them, never what the upload
+    /// said), for stores that can hand one out; nil otherwise, and the host streams the bytes.
+    func downloadURL(ofKey key: String, expiry: Duration, contentType: String, disposition: String?) -> String?
 }
 
 /// The content of a file being written, through a store of any kind.

@@ -79,7 +79,7 @@ package struct LocalFileStore: FileContentStore {
         return directory.appendingPathComponent(key).path
     }
 
-    public func downloadURL(ofKey key: String, expiry: Duration) -> String? {
+    public func downloadURL(ofKey key: String, expiry: Duration, contentType: String, disposition: String?) -> String? {
         nil
     }
 

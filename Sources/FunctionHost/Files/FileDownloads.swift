@@ -1,5 +1,6 @@
 import DataAPI
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 
@@ -57,14 +58,20 @@ struct FileDownloads: Sendable {
         {
             return thumbnail
         }
-        if redirects, let url = store.downloadURL(ofKey: key, expiry: Self.redirectExpiry) {
-            // A new URL each time, valid minutes: the redirect itself is never cached.
-            return Response(status: .found, headers: [.location: url, .cacheControl: "no-store"])
-        }
         var headers: HTTPFields = [:]
         // On every answer, 304 and 206 included: a cached or partial page must not run either.
         FileContentHeaders.apply(
             storedType: file.fields["mime_type"]?.stringValue, name: file.fields["name"]?.stringValue, to: &headers)
+        let disposition = HTTPField.Name("Content-Disposition")!
+        if redirects,
+            let url = store.downloadURL(
+                ofKey: key, expiry: Self.redirectExpiry, contentType: headers[.contentType] ?? "application/octet-stream",
+                disposition: headers[disposition])
+        {
+            // A new URL each time, valid minutes: the redirect itself is never cached. The
+            // bucket answers with the type and disposition the host would have sent.
+            return Response(status: .found, headers: [.location: url, .cacheControl: "no-store"])
+        }
         headers[.acceptRanges] = "bytes"
         headers[.cacheControl] = Self.cacheControl
         let etag = file.fields["metaData"]?["_checksum"]?.stringValue.map { "\"\($0)\"" }
