@@ -52,6 +52,31 @@ import Thumbnails
         }
     }
 
+    /// The SDKs' token upload lands in the bucket; a key the bucket already holds (an object
+    /// no `_File` names) is refused, never overwritten.
+    @Test func aTokenUploadGoesToTheBucketAndAKeyItHoldsIsRefused() async throws {
+        try await S3TestServer.run { server in
+            try await Self.host(server) { api, _ in
+                let issued = try await api.post("/1.1/fileTokens", FileWireTests.tokenBody("t.txt", size: 9))
+                let uploadPath = try FileFixture.path(issued["upload_url"])
+                let put = try await api.send(.put, uploadPath, headers: FileFixture.typed("text/plain", Headers.none), body: "by token!")
+                #expect(put.status == .ok, "\(put)")
+                #expect(try await api.post("/1.1/fileCallback", ["token": issued["token"] ?? .null, "result": true]).status == .ok)
+                #expect(try await api.get(try FileFixture.path(issued["url"]), headers: Headers.none).text == "by token!")
+                let store = try server.store(prefix: "app/")
+                #expect(try await store.size(ofKey: try #require(issued["key"]?.stringValue)) == 9)
+
+                let stray = try await store.beginUpload(key: "stray.txt")
+                try await stray.append(ByteBuffer(string: "someone else's"))
+                _ = try await stray.finish()
+                let taken = try await api.post(
+                    "/1.1/fileTokens", headers: Headers.master, FileWireTests.tokenBody("s.txt", extra: ["key": "stray.txt"]))
+                expectError(taken, code: 137)
+                #expect(try await store.size(ofKey: "stray.txt") == 14)
+            }
+        }
+    }
+
     @Test func rangesAreServedFromTheBucket() async throws {
         try await S3TestServer.run { server in
             try await Self.host(server) { api, _ in
