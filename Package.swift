@@ -184,6 +184,19 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // File content in an S3-compatible bucket: DataAPI's file store over SigV4-signed requests
+        // (swift-crypto) sent with async-http-client; knows nothing of the host's routes.
+        .target(
+            name: "S3Storage",
+            dependencies: [
+                "DataAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "FunctionHost",
             dependencies: [
@@ -197,6 +210,7 @@ let package = Package(
                 "LiveQuery",
                 "LiveQueryPostgres",
                 "RealtimeProtocol",
+                "S3Storage",
                 "Sandbox",
                 "Thumbnails",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -240,6 +254,8 @@ let package = Package(
                 "LiveQuery",
                 // The SMTP settings its options set.
                 "Mail",
+                // The bucket settings its file options set.
+                "S3Storage",
                 "Sandbox",
                 // The thumbnails' slots its options set.
                 "Thumbnails",
@@ -288,6 +304,8 @@ let package = Package(
                 "FunctionHost",
                 "JSON",
                 "LiveQuery",
+                // The S3 test server's bucket, as the host's settings name it.
+                "S3Storage",
                 "Thumbnails",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -303,6 +321,15 @@ let package = Package(
         .testTarget(
             name: "ThumbnailsTests",
             dependencies: ["CVips", "TestSupport", "Thumbnails"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "S3StorageTests",
+            dependencies: [
+                "DataAPI", "S3Storage", "TestSupport",
+                // The whole file's MD5, to check the one computed as it streamed.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -368,6 +395,7 @@ let package = Package(
                 "LiveQueryPostgres",
                 "Mail",
                 "RealtimeProtocol",
+                "S3Storage",
                 "Sandbox",
                 "TestSupport",
                 "Thumbnails",

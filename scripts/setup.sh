@@ -2,7 +2,8 @@
 # Installs the system packages FunctionHost needs, when they are missing (a fresh machine).
 set -euo pipefail
 need=()
-# python3-venv: the mail tests' SMTP server (aiosmtpd from PyPI) runs in a venv (scripts/smtp-server.sh);
+# python3-venv: the mail tests' SMTP server (aiosmtpd from PyPI) runs in a venv (scripts/smtp-server.sh),
+# and so does the file tests' S3-compatible server (moto[server] from PyPI, scripts/s3-server.sh);
 # openssl: the CLI those tests make their self-signed certificates with.
 for pkg in libsqlite3-dev libjavascriptcoregtk-4.1-dev zlib1g-dev libvips-dev pkg-config python3-venv openssl "$@"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")

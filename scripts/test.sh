@@ -14,6 +14,9 @@ swift build --build-tests
 # once here, so no test waits on pip.
 echo "== The Python LeanEngine apps' venv (scripts/leanengine-python.sh)"
 bash scripts/leanengine-python.sh --prepare
+# The file tests' S3-compatible server is moto's server mode (PyPI, pinned): its venv too.
+echo "== The S3 test server's venv (scripts/s3-server.sh)"
+bash scripts/s3-server.sh --prepare
 
 # Tests run in parallel: HTTP-level tests reach their server in process (no port, no socket), each
 # on its own data directory or PostgreSQL schema. How many at once: more than the cores, since

@@ -10,6 +10,7 @@ import LiveQuery
 import LiveQueryPostgres
 public import Logging
 import ServiceLifecycle
+import S3Storage
 import Thumbnails
 
 /// Builds the HTTP application: storage, routes, middleware.
@@ -168,9 +169,13 @@ public enum FunctionHostServer {
         let gate = MessageGate(
             counter: SendCounter(data: data, limits: protection.limits, now: configuration.clock),
             captchas: Captchas(data: data, secret: codeSecret, now: configuration.clock), protection: protection)
-        let files = FileService(
-            data: data, content: try LocalFileStore(directory: configuration.filesDirectory),
-            maxSize: configuration.maxFileSize)
+        let content: any FileContentStore
+        if let s3 = configuration.s3Files {
+            content = S3FileStore(settings: s3)
+        } else {
+            content = try LocalFileStore(directory: configuration.filesDirectory)
+        }
+        let files = FileService(data: data, content: content, maxSize: configuration.maxFileSize)
         let thumbnails = ThumbnailStore(
             thumbnailer: Thumbnailer(limits: configuration.thumbnails.limits, gate: configuration.thumbnails.gate),
             cache: try ThumbnailCache(
@@ -286,7 +291,9 @@ public enum FunctionHostServer {
         // it. `RouteAccessTests` checks the open list.
         EngineRoutes().register(on: router)
         OpenAPIRoutes(version: EngineRoutes.version).register(on: router)
-        FileDownloads(files: services.files, thumbnails: FileThumbnails(store: services.thumbnails)).register(on: router)
+        FileDownloads(
+            files: services.files, thumbnails: FileThumbnails(store: services.thumbnails), redirects: configuration.filesRedirect
+        ).register(on: router)
         RealtimeRouteLookup(publicURL: configuration.publicURL).register(on: router)
         let authenticated = router.group().add(middleware: authentication)
         var metricsRoutes = MetricsRoutes(metrics: services.metrics) {

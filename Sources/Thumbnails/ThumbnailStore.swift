@@ -19,8 +19,18 @@ public struct ThumbnailStore: Sendable {
     public func thumbnail(
         ofFile key: String, version: String, at path: String, spec: ThumbnailSpec, for client: String
     ) async throws(ThumbnailError) -> ThumbnailCache.Hit {
+        try await thumbnail(ofFile: key, version: version, original: { path }, spec: spec, for: client)
+    }
+
+    /// The same, where `original` gives the path of the bytes only when a thumbnail must be
+    /// made (an original in a remote store is fetched then, never for a cached thumbnail).
+    public func thumbnail(
+        ofFile key: String, version: String, original: () async throws(ThumbnailError) -> String, spec: ThumbnailSpec,
+        for client: String
+    ) async throws(ThumbnailError) -> ThumbnailCache.Hit {
         let name = ThumbnailCache.name(fileKey: key, version: version, spec: spec)
         if let hit = cache.open(name) { return hit }
+        let path = try await original()
         let temporary = cache.temporaryPath()
         let made: Thumbnailer.Made
         do {

@@ -4,6 +4,7 @@ import Foundation
 import JSON
 import NIOCore
 import NIOHTTP1
+import S3Storage
 import TestSupport
 import Testing
 
@@ -12,8 +13,9 @@ import Testing
 /// A large file streams through the server: its memory does not grow with the file, uploading
 /// or downloading. The server runs in this process, so this process's memory is the server's,
 /// and so is every other test's running beside it: `scripts/test.sh` runs this suite on its own,
-/// after the others. Over a socket, so the body comes in as a client streams it.
-@Suite struct FileMemoryTests {
+/// after the others, and its tests one at a time. Over a socket, so the body comes in as a client
+/// streams it.
+@Suite(.serialized) struct FileMemoryTests {
     /// 200 MB, sent as 1 MB chunks made on demand.
     static let size = 200 * 1024 * 1024
     static let chunk = 1024 * 1024
@@ -66,58 +68,89 @@ import Testing
         try await TestServer.run(
             dataDirectory: directory, transport: .socket, configure: { $0.maxFileSize = 300 * 1024 * 1024 }
         ) { api in
-            try await HTTPClient.withHTTPClient { client in
-                // Upload.
-                var request = FileFixture.streamedUpload(port: api.port, name: "big.bin")
-                request.body = .stream(Chunks(), length: .known(Int64(Self.size)))
-                let before = try Self.residentBytes()
-                let tracksPeak = Self.resetPeak()
-                let response = try await client.execute(request, timeout: .seconds(300))
-                let body = try await response.body.collect(upTo: 1 << 20)
-                let after = try Self.residentBytes()
-                let peak = try Self.peakBytes()
-                #expect(response.status == .created, "\(String(buffer: body))")
-                let file = try JSONValue(parsing: body.readableBytesView)
-                #expect(file["metaData"]?["size"] == .int(Int64(Self.size)), "\(file)")
-                let key = try #require(file["key"]?.stringValue, "\(file)")
+            try await Self.streamThrough(api) { key in
                 let attributes = try FileManager.default.attributesOfItem(atPath: directory + "/files/" + key)
                 #expect((attributes[.size] as? NSNumber)?.intValue == Self.size)
                 #expect(try FileManager.default.contentsOfDirectory(atPath: directory + "/files/.incoming").isEmpty)
-                print(
-                    "upload of \(Self.megabytes(Self.size)): resident \(Self.megabytes(before)) -> \(Self.megabytes(after)),"
-                        + " peak \(tracksPeak ? Self.megabytes(peak) : "not tracked")")
-                #expect(after - before < Self.allowance, "resident memory grew by \(after - before) bytes")
-                if tracksPeak {
-                    #expect(peak - before < Self.allowance, "resident memory peaked \(peak - before) bytes above the start")
-                }
+            }
+        }
+    }
 
-                // Download, read as it arrives.
-                let url = try #require(file["url"]?.stringValue.flatMap(URL.init(string:)))
-                let downloadBefore = try Self.residentBytes()
-                let tracksDownloadPeak = Self.resetPeak()
-                let download = try await client.execute(
-                    HTTPClientRequest(url: "http://127.0.0.1:\(api.port)\(url.path)"), timeout: .seconds(300))
-                #expect(download.status == .ok)
-                #expect(download.headers.first(name: "Content-Length") == String(Self.size))
-                #expect(download.headers.first(name: "ETag") == file["metaData"]?["_checksum"]?.stringValue.map { "\"\($0)\"" })
-                var received = 0
-                var ends: [UInt8] = []
-                for try await part in download.body {
-                    received += part.readableBytes
-                    // A byte-by-byte scan of 200 MB is slow in a debug build: each part's ends will do.
-                    ends += [part.readableBytesView.first, part.readableBytesView.last].compactMap { $0 }
+    /// The same through a bucket (moto): the upload goes on in parts of 8 MB, the download
+    /// streams from GetObject, and neither holds the file.
+    @Test func a200MegabyteFileStreamsThroughABucketWithFlatMemory() async throws {
+        try await S3TestServer.run { server in
+            let settings = try server.settings()
+            let store = try server.store()
+            let directory = try TestServer.makeDataDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            try await TestServer.run(
+                dataDirectory: directory, transport: .socket,
+                configure: {
+                    $0.maxFileSize = 300 * 1024 * 1024
+                    $0.s3Files = settings
                 }
-                let downloadAfter = try Self.residentBytes()
-                let downloadPeak = try Self.peakBytes()
-                #expect(received == Self.size)
-                #expect(!ends.isEmpty && ends.allSatisfy { $0 == UInt8(ascii: "x") })
-                print(
-                    "download: resident \(Self.megabytes(downloadBefore)) -> \(Self.megabytes(downloadAfter)),"
-                        + " peak \(tracksDownloadPeak ? Self.megabytes(downloadPeak) : "not tracked")")
-                #expect(downloadAfter - downloadBefore < Self.allowance)
-                if tracksDownloadPeak {
-                    #expect(downloadPeak - downloadBefore < Self.allowance, "peaked \(downloadPeak - downloadBefore) bytes above")
+            ) { api in
+                try await Self.streamThrough(api) { key in
+                    let stored = try await store.size(ofKey: key)
+                    #expect(stored == Self.size)
                 }
+            }
+        }
+    }
+
+    /// Uploads the file through `api`, then downloads it, each with the memory it takes
+    /// measured; `stored` checks where the upload put the bytes (given the key).
+    static func streamThrough(_ api: API, stored: (String) async throws -> Void) async throws {
+        try await HTTPClient.withHTTPClient { client in
+            // Upload.
+            var request = FileFixture.streamedUpload(port: api.port, name: "big.bin")
+            request.body = .stream(Chunks(), length: .known(Int64(Self.size)))
+            let before = try Self.residentBytes()
+            let tracksPeak = Self.resetPeak()
+            let response = try await client.execute(request, timeout: .seconds(300))
+            let body = try await response.body.collect(upTo: 1 << 20)
+            let after = try Self.residentBytes()
+            let peak = try Self.peakBytes()
+            #expect(response.status == .created, "\(String(buffer: body))")
+            let file = try JSONValue(parsing: body.readableBytesView)
+            #expect(file["metaData"]?["size"] == .int(Int64(Self.size)), "\(file)")
+            let key = try #require(file["key"]?.stringValue, "\(file)")
+            try await stored(key)
+            print(
+                "upload of \(Self.megabytes(Self.size)): resident \(Self.megabytes(before)) -> \(Self.megabytes(after)),"
+                    + " peak \(tracksPeak ? Self.megabytes(peak) : "not tracked")")
+            #expect(after - before < Self.allowance, "resident memory grew by \(after - before) bytes")
+            if tracksPeak {
+                #expect(peak - before < Self.allowance, "resident memory peaked \(peak - before) bytes above the start")
+            }
+
+            // Download, read as it arrives.
+            let url = try #require(file["url"]?.stringValue.flatMap(URL.init(string:)))
+            let downloadBefore = try Self.residentBytes()
+            let tracksDownloadPeak = Self.resetPeak()
+            let download = try await client.execute(
+                HTTPClientRequest(url: "http://127.0.0.1:\(api.port)\(url.path)"), timeout: .seconds(300))
+            #expect(download.status == .ok)
+            #expect(download.headers.first(name: "Content-Length") == String(Self.size))
+            #expect(download.headers.first(name: "ETag") == file["metaData"]?["_checksum"]?.stringValue.map { "\"\($0)\"" })
+            var received = 0
+            var ends: [UInt8] = []
+            for try await part in download.body {
+                received += part.readableBytes
+                // A byte-by-byte scan of 200 MB is slow in a debug build: each part's ends will do.
+                ends += [part.readableBytesView.first, part.readableBytesView.last].compactMap { $0 }
+            }
+            let downloadAfter = try Self.residentBytes()
+            let downloadPeak = try Self.peakBytes()
+            #expect(received == Self.size)
+            #expect(!ends.isEmpty && ends.allSatisfy { $0 == UInt8(ascii: "x") })
+            print(
+                "download: resident \(Self.megabytes(downloadBefore)) -> \(Self.megabytes(downloadAfter)),"
+                    + " peak \(tracksDownloadPeak ? Self.megabytes(downloadPeak) : "not tracked")")
+            #expect(downloadAfter - downloadBefore < Self.allowance)
+            if tracksDownloadPeak {
+                #expect(downloadPeak - downloadBefore < Self.allowance, "peaked \(downloadPeak - downloadBefore) bytes above")
             }
         }
     }

@@ -1,10 +1,6 @@
 import Foundation
 package import JSON
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// A real SMTP server for the mail tests: `scripts/smtp-server.sh` (aiosmtpd, in a venv made on
 /// first use) on a free loopback port, writing each message it accepts as JSON into a folder
 /// of its own before it answers 250. Started per test; ready once it prints its port (the
@@ -14,19 +10,16 @@ package final class SMTPTestServer: Sendable {
     package let port: Int
     /// Where it writes the messages.
     package let directory: String
-    private let pid: pid_t
-    private let input: Int32
+    private let process: ScriptServer
 
-    private init(port: Int, directory: String, pid: pid_t, input: Int32) {
+    private init(port: Int, directory: String, process: ScriptServer) {
         self.port = port
         self.directory = directory
-        self.pid = pid
-        self.input = input
+        self.process = process
     }
 
-    /// The repository's root (this file is in Tests/TestSupport).
-    package static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    /// The repository's root.
+    package static var root: String { ScriptServer.root }
 
     /// Starts a server with `arguments` (`--starttls CERT KEY`, `--tls CERT KEY`, `--auth USER
     /// PASSWORD`, `--auth-only LOGIN`, `--fail-first N`, `--hostile MODE`), runs `body`, stops it.
@@ -62,70 +55,25 @@ package final class SMTPTestServer: Sendable {
     private static func start(_ arguments: [String]) async throws -> SMTPTestServer {
         let directory = NSTemporaryDirectory() + "smtp-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        var output: [Int32] = [0, 0], input: [Int32] = [0, 0]
-        guard pipe(&output) == 0, pipe(&input) == 0 else { throw Failure("pipe failed") }
-        for descriptor in output + input { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        let script = "\(root)/scripts/smtp-server.sh"
-        let argv = (["/bin/bash", script, directory] + arguments).map { strdup($0) } + [nil]
-        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/bash", &actions, nil, argv, envp)
-        close(input[0])
-        close(output[1])
-        guard spawned == 0 else {
-            close(input[1])
-            close(output[0])
-            throw Failure("posix_spawn: \(spawned)")
-        }
-        let server = SMTPTestServer(port: 0, directory: directory, pid: pid, input: input[1])
-        let reader = output[0]
         // The first line is "ready PORT" (a first run installs aiosmtpd before it).
-        let line = try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask { await Self.readLine(reader) }
-            group.addTask {
-                try await Task.sleep(for: .seconds(180))
-                return nil
-            }
-            let first = try await group.next() ?? nil
-            group.cancelAll()
-            return first
+        let process: ScriptServer
+        do {
+            process = try await ScriptServer.start("smtp-server.sh", [directory] + arguments)
+        } catch {
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
         }
-        guard let line, line.hasPrefix("ready "), let port = Int(line.dropFirst(6)) else {
-            server.stop()
-            throw Failure("the SMTP server did not start: \(line ?? "no line within 180 s")")
+        guard let port = Int(process.readyLine.dropFirst(6)) else {
+            process.stop()
+            try? FileManager.default.removeItem(atPath: directory)
+            throw Failure("the SMTP server did not start: \(process.readyLine)")
         }
-        // Its later output (none) is left unread: the pipe's end closes with the process.
-        return SMTPTestServer(port: port, directory: directory, pid: pid, input: input[1])
+        return SMTPTestServer(port: port, directory: directory, process: process)
     }
 
-    /// Reads one line on a thread of its own, then closes the descriptor (nil at its end).
-    private static func readLine(_ descriptor: Int32) async -> String? {
-        await withCheckedContinuation { continuation in
-            Thread.detachNewThread {
-                var bytes: [UInt8] = []
-                var byte: UInt8 = 0
-                while Glibc.read(descriptor, &byte, 1) == 1, byte != UInt8(ascii: "\n") { bytes.append(byte) }
-                close(descriptor)
-                continuation.resume(returning: bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self))
-            }
-        }
-    }
-
-    /// Closes its standard input (its signal to stop) and waits for it; its folder goes.
+    /// Stops it (`ScriptServer.stop`); its folder goes.
     package func stop() {
-        close(input)
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+        process.stop()
         try? FileManager.default.removeItem(atPath: directory)
     }
 

@@ -1,39 +1,46 @@
+package import NIOCore
 import Synchronization
 
 /// The writer a file's bytes go through: it refuses bytes past the size limit.
 package struct FileBytesWriter: Sendable {
-    let inner: any FileContentWriter
+    let inner: any FileContentUpload
     let limit: Int
     /// Bytes written so far (a class: the writer is handed around by value).
     private let count = ByteCount()
 
-    init(inner: any FileContentWriter, limit: Int) {
+    init(inner: any FileContentUpload, limit: Int) {
         self.inner = inner
         self.limit = limit
     }
 
     /// Appends bytes; 130 (413) once the file would pass the size limit.
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        guard count.add(bytes.count) <= limit else {
+    public func write(_ bytes: ByteBuffer) async throws {
+        guard count.add(bytes.readableBytes) <= limit else {
             throw DataAPIError(.fileTooLarge, "The file is larger than the limit of \(limit) bytes.")
         }
         do {
-            try inner.write(bytes)
+            try await inner.append(bytes)
         } catch {
-            throw DataAPIError(.storageFailure, error.message)
+            throw Self.storeFailure(error)
         }
     }
 
-    func finish(key: String) throws -> StoredContent {
+    func finish() async throws -> StoredContent {
         do {
-            return try inner.finish(key: key)
+            return try await inner.finish()
         } catch {
-            throw DataAPIError(.storageFailure, error.message)
+            throw Self.storeFailure(error)
         }
     }
 
-    func abandon() {
-        inner.abandon()
+    func abandon() async {
+        await inner.cancel()
+    }
+
+    /// A store's failure as the client is answered: a store that can't be reached just now
+    /// (`temporarilyUnavailable`, a remote one) says so; any other is the storage's failure.
+    private static func storeFailure(_ error: DataAPIError) -> DataAPIError {
+        error.code == .temporarilyUnavailable ? error : DataAPIError(.storageFailure, error.message)
     }
 }
 

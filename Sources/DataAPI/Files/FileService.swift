@@ -45,13 +45,13 @@ public struct FileService: Sendable {
         fill: (FileBytesWriter) async throws -> Void
     ) async throws -> StoredObject {
         let key = key ?? Self.newKey(for: prepared.draft.name)
-        let writer = FileBytesWriter(inner: try content.beginWrite(), limit: maxSize)
+        let writer = FileBytesWriter(inner: try await content.beginUpload(key: key), limit: maxSize)
         let stored: StoredContent
         do {
             try await fill(writer)
-            stored = try writer.finish(key: key)
+            stored = try await writer.finish()
         } catch {
-            writer.abandon()
+            await writer.abandon()
             throw error
         }
         var metaData = prepared.draft.metaData
@@ -65,7 +65,7 @@ public struct FileService: Sendable {
         do {
             return try await record(prepared, metaData: metaData, fields: fields, objectId: objectId, caller: caller)
         } catch {
-            try? content.remove(key: key)
+            try? await content.delete(key: key)
             throw error
         }
     }
@@ -170,7 +170,7 @@ public struct FileService: Sendable {
     /// `afterDeleteFile` runs.
     private func finishRemoving(_ file: StoredObject, after event: ObjectEvent) async throws {
         // The object is gone first: a crash here leaves unreferenced bytes, never a dangling object.
-        if let key = file.fields["key"]?.stringValue { try content.remove(key: key) }
+        if let key = file.fields["key"]?.stringValue { try await content.delete(key: key) }
         var event = event
         event.object = file.restJSON()
         await data.runAfter(.afterDeleteFile, event)
@@ -216,7 +216,7 @@ public struct FileService: Sendable {
     /// Whether `key` may name new content: a valid key that no file, no content and no live
     /// upload token has yet. A key chosen by a client must never replace another file's bytes.
     func isFreeKey(_ key: String) async throws -> Bool {
-        guard LocalFileStore.isValidKey(key), try content.content(forKey: key) == nil else { return false }
+        guard LocalFileStore.isValidKey(key), try await content.size(ofKey: key) == nil else { return false }
         for environment in EnvironmentName.allCases {
             if try await file(key: key, in: environment) != nil { return false }
         }

@@ -1,5 +1,6 @@
 import Crypto
 package import Foundation
+import NIOCore
 import Synchronization
 
 /// File content in a directory: each file is written to a temporary name, flushed to disk, and
@@ -23,6 +24,10 @@ package struct LocalFileStore: FileContentStore {
     }
 
     public func beginWrite() throws(DataAPIError) -> any FileContentWriter {
+        try makeWriter()
+    }
+
+    private func makeWriter() throws(DataAPIError) -> LocalFileWriter {
         let path = temporary.appendingPathComponent(UUID().uuidString).path
         guard FileManager.default.createFile(atPath: path, contents: nil),
             let handle = FileHandle(forWritingAtPath: path)
@@ -52,8 +57,34 @@ package struct LocalFileStore: FileContentStore {
         }
     }
 
+    public func beginUpload(key: String) async throws(DataAPIError) -> any FileContentUpload {
+        LocalUpload(writer: try makeWriter(), key: key)
+    }
+
+    public func size(ofKey key: String) async throws(DataAPIError) -> Int? {
+        try content(forKey: key)?.size
+    }
+
+    public func read(key: String, range: ClosedRange<Int>) async throws(DataAPIError) -> FileContentStream? {
+        guard let content = try content(forKey: key), let handle = FileHandle(forReadingAtPath: content.path) else { return nil }
+        return .reading(handle, from: range.lowerBound, length: range.count)
+    }
+
+    public func delete(key: String) async throws(DataAPIError) {
+        try remove(key: key)
+    }
+
+    public func localPath(ofKey key: String) -> String? {
+        guard Self.isValidKey(key) else { return nil }
+        return directory.appendingPathComponent(key).path
+    }
+
+    public func downloadURL(ofKey key: String, expiry: Duration, contentType: String, disposition: String?) -> String? {
+        nil
+    }
+
     /// Keys are ours (hex, with the name's extension): anything else, `..` above all, is refused.
-    static func isValidKey(_ key: String) -> Bool {
+    package static func isValidKey(_ key: String) -> Bool {
         !key.isEmpty && key.utf8.count <= 200 && !key.hasPrefix(".")
             && key.utf8.allSatisfy { byte in
                 (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
@@ -113,11 +144,7 @@ final class LocalFileWriter: FileContentWriter {
                 try? FileManager.default.removeItem(atPath: temporaryPath)
                 return .failure(DataAPIError(.fileStoreFailure, "Could not store \(key): \(error)"))
             }
-            let digest = state.md5.finalize().map { byte in
-                let hex = String(byte, radix: 16)
-                return byte < 16 ? "0" + hex : hex
-            }.joined()
-            return .success(StoredContent(size: state.size, md5: digest))
+            return .success(StoredContent(size: state.size, md5: StoredContent.hex(state.md5.finalize())))
         }
         return try result.get()
     }
@@ -130,5 +157,31 @@ final class LocalFileWriter: FileContentWriter {
         guard wasOpen else { return }
         try? handle.close()
         try? FileManager.default.removeItem(atPath: temporaryPath)
+    }
+}
+
+/// A local writer seen as an upload under a key known from the start (the face a remote store
+/// has); writes to a local disk need not wait.
+struct LocalUpload: FileContentUpload {
+    let writer: LocalFileWriter
+    let key: String
+
+    func append(_ bytes: ByteBuffer) throws(DataAPIError) {
+        let written: Result<Void, DataAPIError> = bytes.withUnsafeReadableBytes { raw in
+            do throws(DataAPIError) {
+                return .success(try writer.write(raw))
+            } catch {
+                return .failure(error)
+            }
+        }
+        try written.get()
+    }
+
+    func finish() throws(DataAPIError) -> StoredContent {
+        try writer.finish(key: key)
+    }
+
+    func cancel() {
+        writer.abandon()
     }
 }

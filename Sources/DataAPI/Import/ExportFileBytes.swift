@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+import NIOCore
 
 /// Moves the bytes of exported files into this host's file store.
 ///
@@ -48,7 +49,7 @@ package struct ExportFileBytes: Sendable {
             return .missing(nil)
         }
         let source = URL(fileURLWithPath: sourceDirectory).appendingPathComponent(key).path
-        if try store.content(forKey: key) == nil {
+        if try await store.size(ofKey: key) == nil {
             if !FileManager.default.fileExists(atPath: source), let download,
                 case .string(let url)? = object.fields["url"], url.hasPrefix("http://") || url.hasPrefix("https://")
             {
@@ -60,19 +61,19 @@ package struct ExportFileBytes: Sendable {
             }
             guard let input = FileHandle(forReadingAtPath: source) else { return .missing(nil) }
             defer { try? input.close() }
-            let writer = try store.beginWrite()
+            let writer = try await store.beginUpload(key: key)
             do {
                 while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
-                    try chunk.withUnsafeBytes { try writer.write($0) }
+                    try await writer.append(ByteBuffer(bytes: chunk))
                 }
-                let stored = try writer.finish(key: key)
+                let stored = try await writer.finish()
                 if case .object(var metaData)? = object.fields["metaData"] {
                     metaData["size"] = .int(Int64(stored.size))
                     metaData["_checksum"] = .string(stored.md5)
                     object.fields["metaData"] = .object(metaData)
                 }
             } catch {
-                writer.abandon()
+                await writer.cancel()
                 throw error
             }
         }

@@ -5,6 +5,7 @@ public import Sandbox
 public import JSON
 public import LiveQuery
 public import Mail
+public import S3Storage
 public import Thumbnails
 
 /// Everything the server needs to start.
@@ -136,6 +137,12 @@ public struct HostConfiguration: Sendable {
     /// Whether a file's owner may delete it without the master key (LeanCloud's "delete" file
     /// permission, closed by default).
     public var ownersMayDeleteFiles = false
+    /// The S3-compatible bucket files' bytes are kept in (`--files-s3-*`); nil keeps them in
+    /// `filesDirectory`, on this host's disk.
+    public var s3Files: S3Settings?
+    /// Whether `GET /files/{key}` answers 302 to a short-lived presigned URL of the bucket
+    /// (`--files-redirect`) rather than streaming the bytes through the host; only with `s3Files`.
+    public var filesRedirect = false
     /// What third-party accounts (`authData`) need before they sign up, log in or are linked:
     /// an `onAuthData` hook by default; built-in verifiers (`--apple-jwks`) and the providers
     /// trusted unverified (`--trust-unverified-auth-data`) add to that.

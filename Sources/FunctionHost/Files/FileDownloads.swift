@@ -1,5 +1,6 @@
 import DataAPI
 import Foundation
+import HTTPTypes
 import Hummingbird
 import NIOCore
 
@@ -12,12 +13,16 @@ struct FileDownloads: Sendable {
     let files: FileService
     /// Thumbnails of image files, asked for by the URL's query (`FileThumbnails`).
     let thumbnails: FileThumbnails
+    /// Whether a file is answered with a redirect to its store's presigned URL, when the store
+    /// hands them out, rather than streamed through the host (`--files-redirect`).
+    var redirects = false
+
+    /// How long a redirect's presigned URL works: long enough to follow it (and resume a
+    /// download for a while), short enough that a leaked one soon stops working.
+    static let redirectExpiry = Duration.seconds(300)
 
     /// A stored file (and its thumbnails) is never changed: cached for good.
     static let cacheControl = "public, max-age=31536000, immutable"
-
-    /// The bytes read from disk at a time: a large file never sits whole in memory.
-    static let chunkSize = 256 * 1024
 
     func register(on router: Router<HostRequestContext>) {
         router.get("files/:key") { request, context in
@@ -43,12 +48,13 @@ struct FileDownloads: Sendable {
     }
 
     private func serve(_ request: Request, key: String, client: String?, sendsBody: Bool) async throws -> Response {
-        guard let file = try await stored(key), let content = try files.content.content(forKey: key) else {
+        let store = files.content
+        guard let file = try await stored(key), let size = try await store.size(ofKey: key) else {
             throw HostError(status: .notFound, code: 404, message: "File not found.")
         }
         if let query = request.uri.query, !query.isEmpty,
             let thumbnail = try await thumbnails.answer(
-                request, query: query, key: key, file: file, content: content, client: client ?? "unknown", sendsBody: sendsBody)
+                request, query: query, key: key, file: file, store: store, client: client ?? "unknown", sendsBody: sendsBody)
         {
             return thumbnail
         }
@@ -56,23 +62,33 @@ struct FileDownloads: Sendable {
         // On every answer, 304 and 206 included: a cached or partial page must not run either.
         FileContentHeaders.apply(
             storedType: file.fields["mime_type"]?.stringValue, name: file.fields["name"]?.stringValue, to: &headers)
+        let disposition = HTTPField.Name("Content-Disposition")!
+        if redirects,
+            let url = store.downloadURL(
+                ofKey: key, expiry: Self.redirectExpiry, contentType: headers[.contentType] ?? "application/octet-stream",
+                disposition: headers[disposition])
+        {
+            // A new URL each time, valid minutes: the redirect itself is never cached. The
+            // bucket answers with the type and disposition the host would have sent.
+            return Response(status: .found, headers: [.location: url, .cacheControl: "no-store"])
+        }
         headers[.acceptRanges] = "bytes"
         headers[.cacheControl] = Self.cacheControl
         let etag = file.fields["metaData"]?["_checksum"]?.stringValue.map { "\"\($0)\"" }
         if let notModified = Self.notModified(request, etag: etag, headers: &headers) { return notModified }
         var status = HTTPResponse.Status.ok
-        var range = ByteRange(start: 0, end: content.size - 1)
+        var range = ByteRange(start: 0, end: size - 1)
         // A range is served only for the version it was asked of (`If-Range`).
         let ifRange = request.headers[.ifRange]
         if ifRange == nil || ifRange == etag {
-            switch ByteRange.parse(request.headers[.range], size: content.size) {
+            switch ByteRange.parse(request.headers[.range], size: size) {
             case .whole: break
             case .range(let asked):
                 range = asked
                 status = .partialContent
-                headers[.contentRange] = "bytes \(asked.start)-\(asked.end)/\(content.size)"
+                headers[.contentRange] = "bytes \(asked.start)-\(asked.end)/\(size)"
             case .unsatisfiable:
-                headers[.contentRange] = "bytes */\(content.size)"
+                headers[.contentRange] = "bytes */\(size)"
                 headers[.contentLength] = "0"
                 return Response(status: .rangeNotSatisfiable, headers: headers)
             }
@@ -80,10 +96,20 @@ struct FileDownloads: Sendable {
         let length = max(0, range.count)
         headers[.contentLength] = String(length)
         guard sendsBody, length > 0 else { return Response(status: status, headers: headers, body: .init()) }
-        guard let handle = FileHandle(forReadingAtPath: content.path) else {
+        // Opened before the answer starts: a store that fails now is answered as a failure, not
+        // with a cut body.
+        guard let stream = try await store.read(key: key, range: range.start...range.end) else {
             throw HostError(status: .notFound, code: 404, message: "File not found.")
         }
-        return Response(status: status, headers: headers, body: Self.body(of: handle, from: range.start, length: length))
+        return Response(status: status, headers: headers, body: Self.body(of: stream))
+    }
+
+    /// A stored range's bytes as the answer's body, written as they are read.
+    static func body(of stream: FileContentStream) -> ResponseBody {
+        ResponseBody(contentLength: stream.length) { writer in
+            try await stream.forEach { try await writer.write($0) }
+            try await writer.finish(nil)
+        }
     }
 
     /// Sets the `ETag`, and answers 304 (no body) when the client's `If-None-Match` names it
@@ -93,22 +119,5 @@ struct FileDownloads: Sendable {
         headers[.eTag] = etag
         guard EntityTag.ifNoneMatch(request.headers[values: .ifNoneMatch], matches: etag) else { return nil }
         return Response(status: .notModified, headers: headers)
-    }
-
-    /// `length` bytes of an open file from `start`, read a chunk at a time; the file is closed
-    /// when they are sent (or the client is gone).
-    static func body(of handle: FileHandle, from start: Int, length: Int) -> ResponseBody {
-        ResponseBody(contentLength: length) { writer in
-            defer { try? handle.close() }
-            try handle.seek(toOffset: UInt64(start))
-            var left = length
-            while left > 0 {
-                let data = try handle.read(upToCount: min(Self.chunkSize, left)) ?? Data()
-                guard !data.isEmpty else { break }
-                left -= data.count
-                try await writer.write(ByteBuffer(bytes: data))
-            }
-            try await writer.finish(nil)
-        }
     }
 }

@@ -128,7 +128,7 @@ struct FileRoutes: Sendable {
             prepared, urls: .served(at: LinkBase.forFiles(publicURL: publicURL, context: context)), caller: context.caller
         ) { writer in
             if let buffered {
-                try buffered.withUnsafeReadableBytes { try writer.write($0) }
+                try await writer.write(buffered)
             } else {
                 try await Self.copy(request.body, to: writer)
             }
@@ -139,7 +139,7 @@ struct FileRoutes: Sendable {
     /// Writes a request body to a file as it arrives.
     private static func copy(_ body: RequestBody, to writer: FileBytesWriter) async throws {
         for try await buffer in body {
-            try buffer.withUnsafeReadableBytes { try writer.write($0) }
+            try await writer.write(buffer)
         }
     }
 

@@ -14,7 +14,8 @@ struct FileThumbnails: Sendable {
     /// the URL said `ignore-error/1` (the original is answered then). `client` (the address the
     /// rate limits key on) is who the slot it is made in is counted against.
     func answer(
-        _ request: Request, query: String, key: String, file: StoredObject, content: FileContent, client: String, sendsBody: Bool
+        _ request: Request, query: String, key: String, file: StoredObject, store content: any FileContentStore, client: String,
+        sendsBody: Bool
     ) async throws -> Response? {
         let spec: ThumbnailSpec
         do {
@@ -33,11 +34,15 @@ struct FileThumbnails: Sendable {
             // The object's id tells this file from one stored under the same key before it
             // was deleted; the checksum, its bytes.
             let version = "\(file.objectId)/\(file.fields["metaData"]?["_checksum"]?.stringValue ?? "")"
-            hit = try await store.thumbnail(ofFile: key, version: version, at: content.path, spec: spec, for: client)
+            let original = Original(store: content, key: key, temporary: store.cache.temporaryPath())
+            defer { original.discard() }
+            hit = try await store.thumbnail(
+                ofFile: key, version: version, original: { () throws(ThumbnailError) in try await original.path(limit: limit) },
+                spec: spec, for: client)
         } catch {
             // Deleted while its thumbnail waited for a slot: answered as a missing file is,
             // with or without `ignore-error/1` (there is no original left to answer).
-            if error.kind == .storage, !FileManager.default.fileExists(atPath: content.path) {
+            if error.kind == .storage, (try? await content.size(ofKey: key)) == nil {
                 throw HostError(status: .notFound, code: 404, message: "File not found.")
             }
             if spec.ignoresErrors, error.kind != .storage { return nil }
@@ -49,7 +54,37 @@ struct FileThumbnails: Sendable {
             try? hit.handle.close()
             return Response(status: .ok, headers: headers, body: .init())
         }
-        return Response(status: .ok, headers: headers, body: FileDownloads.body(of: hit.handle, from: 0, length: hit.size))
+        return Response(status: .ok, headers: headers, body: FileDownloads.body(of: .reading(hit.handle, from: 0, length: hit.size)))
+    }
+
+    /// The most of an original fetched from a remote store: one byte past what a thumbnail is
+    /// made of, so that the thumbnailer still sees (and refuses) a larger one.
+    private var limit: Int { store.thumbnailer.limits.maxSourceBytes + 1 }
+
+    /// A thumbnail's original as a path libvips reads: the store's own file, or one fetched
+    /// from a remote store into a temporary file, removed once the thumbnail is made.
+    private struct Original: Sendable {
+        let store: any FileContentStore
+        let key: String
+        let temporary: String
+
+        func path(limit: Int) async throws(ThumbnailError) -> String {
+            if let local = store.localPath(ofKey: key) { return local }
+            do {
+                guard try await store.copy(key: key, to: temporary, limit: limit) else {
+                    throw ThumbnailError(.storage, "The original is gone.")
+                }
+            } catch let error as ThumbnailError {
+                throw error
+            } catch {
+                throw ThumbnailError(.storage, "Could not fetch the original: \(error)")
+            }
+            return temporary
+        }
+
+        func discard() {
+            try? FileManager.default.removeItem(atPath: temporary)
+        }
     }
 
     /// Qiniu's error answer; a failure of the server's own disk is thrown on, to the log and a 500.

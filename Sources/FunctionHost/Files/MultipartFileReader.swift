@@ -54,7 +54,7 @@ struct MultipartFileReader: Sendable {
         var skipped = 0
         for try await buffer in body {
             pending.append(contentsOf: buffer.readableBytesView)
-            try advance(&pending, &state, copied: &copied, skipped: &skipped, writer: writer)
+            try await advance(&pending, &state, copied: &copied, skipped: &skipped, writer: writer)
         }
         guard case .done = state, copied else {
             throw DataAPIError(.badParameters, "The form upload has no complete file part.")
@@ -64,7 +64,7 @@ struct MultipartFileReader: Sendable {
     /// Consumes what `pending` holds, as far as it can be read without the next chunk.
     private func advance(
         _ pending: inout [UInt8], _ state: inout State, copied: inout Bool, skipped: inout Int, writer: FileBytesWriter
-    ) throws {
+    ) async throws {
         while true {
             switch state {
             case .preamble, .content:
@@ -72,7 +72,7 @@ struct MultipartFileReader: Sendable {
                 if case .content(let file) = state { isFile = file }
                 if let end = Self.index(of: delimiter, in: pending) {
                     if isFile {
-                        try Self.write(pending, upTo: end, to: writer)
+                        try await Self.write(pending, upTo: end, to: writer)
                         copied = true
                     } else {
                         try Self.skip(end, total: &skipped)
@@ -84,7 +84,7 @@ struct MultipartFileReader: Sendable {
                 // Everything but what could be the start of a delimiter is content.
                 let cut = pending.count - (delimiter.count - 1)
                 guard cut > 0 else { return }
-                if isFile { try Self.write(pending, upTo: cut, to: writer) } else { try Self.skip(cut, total: &skipped) }
+                if isFile { try await Self.write(pending, upTo: cut, to: writer) } else { try Self.skip(cut, total: &skipped) }
                 pending.removeFirst(cut)
                 return
             case .afterDelimiter:
@@ -142,9 +142,9 @@ struct MultipartFileReader: Sendable {
     }
 
     /// Writes the first `end` bytes to the file.
-    private static func write(_ bytes: [UInt8], upTo end: Int, to writer: FileBytesWriter) throws {
+    private static func write(_ bytes: [UInt8], upTo end: Int, to writer: FileBytesWriter) async throws {
         guard end > 0 else { return }
-        try bytes.withUnsafeBytes { try writer.write(UnsafeRawBufferPointer(rebasing: $0[0..<end])) }
+        try await writer.write(ByteBuffer(bytes: bytes[0..<end]))
     }
 
     /// Where `needle` first occurs in `haystack`.
