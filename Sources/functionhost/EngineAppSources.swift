@@ -39,10 +39,11 @@ enum EngineAppSources {
             case .typeDirectory?:
                 try walk(root: root, relative: path, into: &files, links: &links, total: &total)
             case .typeRegular?:
-                guard let data = FileManager.default.contents(atPath: full) else { throw ClientFailure(message: "cannot read \(full)") }
-                total += data.count
-                guard total <= maxBytes else {
-                    throw ClientFailure(message: "the app's files pass \(maxBytes / 1024 / 1024) MB (without node_modules and venvs); nothing was sent")
+                // Sized before it is read: a 3 GB file is refused without holding it.
+                total += (attributes?[.size] as? NSNumber)?.intValue ?? 0
+                guard total <= maxBytes, let data = FileManager.default.contents(atPath: full), data.count <= maxBytes else {
+                    throw ClientFailure(
+                        message: "the app's files pass \(maxBytes / 1024 / 1024) MB (without node_modules and venvs), or \(full) can't be read; nothing was sent")
                 }
                 let mode = (attributes?[.posixPermissions] as? NSNumber)?.intValue ?? 0o644
                 files[path] = ["data": data.base64EncodedString(), "executable": mode & 0o100 != 0]

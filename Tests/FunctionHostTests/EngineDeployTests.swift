@@ -156,7 +156,9 @@ import TestSupport
         let directory = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await Self.withHost(dataDirectory: directory) { a in
-            let deployed = try await Self.deploy(a, "staging", to: "production")
+            // Past one stored chunk (96 KB) and one record (128 KB): stored in several.
+            let asset = (0..<40_000).map { String($0 % 10) }.joined() + String(repeating: "é", count: 120_000)
+            let deployed = try await Self.deploy(a, "staging", to: "production", extra: ["static/asset.txt": asset])
             #expect(deployed.status == .created, "\(deployed)")
         }
         // The app's folder is gone, as on a machine that never ran it: only the database has it.
@@ -174,6 +176,36 @@ import TestSupport
                 }
                 let pids = (try await a.post("/1.1/functions/pid", [:])["result"], try await b.post("/1.1/functions/pid", [:])["result"])
                 #expect(pids.0 != pids.1, "\(pids)")
+            }
+        }
+    }
+
+    /// A version another host switched to that doesn't start here: this host holds its writes
+    /// (its hooks would differ from the others') rather than run the old version's.
+    @Test func aHostThatCantRunAnotherHostsDeployHoldsItsWrites() async throws {
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await Self.withHost(dataDirectory: directory) { a in
+            try await Self.withHost(dataDirectory: directory) { b in
+                let second = b.port
+                // Before any engine app: B writes freely.
+                #expect(try await b.post("/1.1/classes/Todo", ["title": "before"]).status == .created)
+                let command = "if [ \"$LEANCLOUD_API_SERVER\" = \"http://127.0.0.1:\(second)\" ]; then echo not here; exit 3; fi; exec \(EngineBundles.pythonCommand)"
+                let deployed = try await a.post(
+                    "/1.1/engine/deploys", headers: Headers.master,
+                    EngineBundles.deploy(try EngineBundles.python("production"), to: "production", command: command))
+                #expect(deployed.status == .created, "\(deployed)")
+                // A runs it: its beforeSave checks A's writes.
+                let checked = try await a.post("/1.1/classes/Todo", ["title": "  on a  "])
+                let stored = try await a.get("/1.1/classes/Todo/\(try #require(checked.objectId))", headers: Headers.master)
+                #expect(stored["checkedBy"] == "python", "\(stored)")
+                // B can't: once it has tried, its writes are refused, never made unchecked.
+                try await Self.waitUntil("B holds its writes") {
+                    (try? await b.post("/1.1/classes/Probe", ["n": 1]))?.status == .serviceUnavailable
+                }
+                let refused = try await b.post("/1.1/classes/Todo", ["title": "on b"])
+                #expect(refused.status == .serviceUnavailable && refused["code"] == 142, "\(refused)")
+                #expect(try await a.count("Todo") == 2)
             }
         }
     }

@@ -41,8 +41,10 @@ import TestSupport
             let date = try await EdgeFixture.send(port: api.port, .GET, "/1.1/date", host: "app.example.com")
             #expect(date["__type"] == "Date", "\(date)")
             // The engine's own protocol is the host's to call, however the path is written.
-            let encoded = try await EdgeFixture.send(port: api.port, .POST, "/%31.1/functions/hello", host: "app.example.com", body: "{}")
-            #expect(encoded["result"] == nil && encoded.status != .ok, "\(encoded)")
+            for path in ["/%31.1/functions/hello", "/1.1%2Ffunctions/hello", "/%5F%5Fengine%2F1/ping"] {
+                let encoded = try await EdgeFixture.send(port: api.port, .POST, path, host: "app.example.com", body: "{}")
+                #expect(encoded["result"] == nil && encoded.status != .ok && encoded["pong"] == nil, "\(path): \(encoded)")
+            }
             // Another name isn't the app's: the host's own root answers.
             let other = try await EdgeFixture.send(port: api.port, .GET, "/", host: "other.example.com")
             #expect(other["status"] == "ok", "\(other)")
@@ -57,7 +59,11 @@ import TestSupport
             #expect(try await api.get("/app", headers: Headers.none)["path"] == "/")
             // Under the prefix, the engine's own protocol (functions, hooks, metadatas) is not
             // reachable: a client calls the host's functions, under its limits and logs.
-            for path in ["/app/1.1/functions/hello", "/app/1/functions/hello", "/app/__engine/1/ping", "/app/%31.1/functions/hello"] {
+            // Encoded slashes too: the engine decodes `1.1%2Ffunctions` to `1.1/functions`.
+            for path in [
+                "/app/1.1/functions/hello", "/app/1/functions/hello", "/app/__engine/1/ping", "/app/%31.1/functions/hello",
+                "/app/1.1%2Ffunctions/hello", "/app/1.1%2Fcall/hello", "/app/%5F%5Fengine%2F1/ping",
+            ] {
                 let reply = try await api.post(path, [:])
                 #expect(reply.status == .notFound || reply.status == .unauthorized, "\(path): \(reply)")
             }

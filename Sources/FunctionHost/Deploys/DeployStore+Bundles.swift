@@ -3,12 +3,13 @@ import JSON
 
 /// Engine apps' bundles, in the database beside their versions (class `_EngineBundle`, the master
 /// key's alone), so every host sharing the database can run any version: a bundle's archive in
-/// chunks of `chunkSize` characters, named by its hash and place. Never in the version record
+/// chunks of `chunkSize` characters (a 12 MB app is some 170), named by its hash and place. Never in the version record
 /// itself, which listings read whole.
 extension DeployStore {
     private static let bundles = "_EngineBundle"
-    /// The characters of one chunk: a record well inside every storage engine's comfortable size.
-    static let chunkSize = 1024 * 1024
+    /// The characters of one chunk: its record stays under the 128 KB every object write is held
+    /// to (`ObjectWrite.maxDocumentSize`), with room for its other fields.
+    static let chunkSize = 96 * 1024
 
     /// Stores a bundle's archive under its hash; chunks stored already (the same bundle deployed
     /// again, or a host that stopped halfway) are kept.

@@ -251,24 +251,50 @@ actor Deployer {
         await enter()
         defer { leave() }
         for name in EnvironmentName.allCases {
-            // What runs is read before the database: a deploy here while the read is under way
-            // (the actor is re-entered at the await) may have stored and installed a newer
-            // version, and the read may still give the older one, which must not be installed.
+            // Changes here take turns with this one (`enter`), so what runs is what this host
+            // last installed.
             let live = environments.current(name)
             let state = try await store.environment(name)
-            guard state.version != live.version || state.variables != live.variables else { continue }
-            let version = try await storedVersion(state.version)
-            let next = try await load(version, for: name, variables: state.variables, strict: false)
-            // A deploy on this host may have switched the environment while this one loaded (the
-            // actor is re-entered at each await): then what it installed is newer than `state`.
-            let now = environments.current(name)
-            guard now.version == live.version, now.variables == live.variables else {
-                environments.discard(next)
+            guard state.version != live.version || state.variables != live.variables else {
+                failedSwitches[name] = nil
                 continue
             }
+            let target = FailedSwitch.Target(version: state.version, variables: state.variables)
+            if let failed = failedSwitches[name], failed.target == target, ContinuousClock.now < failed.retryAt { continue }
+            let next: Environments.Live
+            do {
+                next = try await load(try await storedVersion(state.version), for: name, variables: state.variables, strict: false)
+            } catch {
+                // What the other host switched to doesn't load here (its engine app doesn't start
+                // on this machine): the hooks of this host and the others differ, so this one's
+                // writes are held until it loads; tried again later, each time twice as late.
+                let previous = failedSwitches[name].flatMap { $0.target == target ? $0.delay : nil }
+                let delay = min(FailedSwitch.longestDelay, (previous ?? .milliseconds(500)) * 2)
+                failedSwitches[name] = FailedSwitch(target: target, retryAt: .now + delay, delay: delay)
+                environments.hold(name, because: "This host can't run what \(name) was switched to on another host; try again shortly.")
+                environments.settings.logger.error("\(name): what another host switched to doesn't load here (tried again in \(delay)): \(error)")
+                continue
+            }
+            failedSwitches[name] = nil
             environments.install(next, for: name)
         }
     }
+
+    /// A switch another host made that this one couldn't load, and when it is tried again.
+    private struct FailedSwitch {
+        struct Target: Equatable {
+            var version: Int?
+            var variables: [String: String]
+        }
+
+        var target: Target
+        var retryAt: ContinuousClock.Instant
+        var delay: Duration
+        /// The longest wait between two tries.
+        static let longestDelay: Duration = .seconds(300)
+    }
+
+    private var failedSwitches: [EnvironmentName: FailedSwitch] = [:]
 
     /// An environment as stored.
     func state(of environment: EnvironmentName) async throws -> EnvironmentState {

@@ -138,6 +138,16 @@ final class Environments: HookSource {
         }
     }
 
+    /// Refuses the writes an environment's before-hooks would check (503, code 142) until it
+    /// next switches: what it runs is not what the database says it should.
+    func hold(_ environment: EnvironmentName, because reason: String) {
+        live.withLock { all in
+            guard var current = all[environment] else { return }
+            current.registry.hooks.heldWrites = reason
+            all[environment] = current
+        }
+    }
+
     /// Throws away what `prepare` loaded and was not installed: its engine app's process stops.
     func discard(_ prepared: Live) {
         guard let runner = prepared.runner, current(runner.environment).runner !== runner else { return }

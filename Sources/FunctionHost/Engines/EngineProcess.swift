@@ -75,6 +75,10 @@ final class EngineProcess: Sendable {
         Thread.detachNewThread { [exit] in
             var status: Int32 = 0
             while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+            // What the shell started and left behind (`cmd &`, a daemon that didn't leave the
+            // group) goes with it: nothing would supervise it, and a restart would find it holding
+            // the port. The group's id isn't reused while any member lives.
+            kill(-pid, SIGKILL)
             let code = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
             let waiters = exit.state.withLock { state in
                 state.status = code

@@ -38,8 +38,10 @@ struct EngineReleases: Sendable {
         }
         do {
             try write(bundle, into: folder)
+            // The steps together, not each, are held to `installTime`.
+            let deadline = ContinuousClock.now + Self.installTime
             for step in engine.manifest.install {
-                try await install(step, in: folder, environment: environment, output: output)
+                try await install(step, in: folder, until: deadline, environment: environment, output: output)
             }
             FileManager.default.createFile(atPath: "\(folder)/\(Self.marker)", contents: Data())
         } catch {
@@ -65,9 +67,10 @@ struct EngineReleases: Sendable {
         }
     }
 
-    /// Runs one install step to its end, within `installTime`.
+    /// Runs one install step to its end, before `deadline`.
     private func install(
-        _ step: String, in folder: String, environment: [String: String], output: @escaping @Sendable (String, Bool) -> Void
+        _ step: String, in folder: String, until deadline: ContinuousClock.Instant, environment: [String: String],
+        output: @escaping @Sendable (String, Bool) -> Void
     ) async throws {
         let tail = OutputTail()
         let process = try EngineProcess(command: step, directory: folder, environment: environment) { line, isError in
@@ -77,7 +80,7 @@ struct EngineReleases: Sendable {
         let status = await withTaskGroup(of: Int32?.self) { group in
             group.addTask { await process.waitUntilExit() }
             group.addTask {
-                try? await Task.sleep(for: Self.installTime)
+                try? await Task.sleep(until: deadline, clock: .continuous)
                 return nil
             }
             let first = await group.next() ?? nil
@@ -86,7 +89,8 @@ struct EngineReleases: Sendable {
         }
         guard let status else {
             await process.stop(grace: .seconds(5))
-            throw HostError(status: .badRequest, code: 1, message: "The engine app's install step '\(step)' ran past \(Self.installTime).")
+            throw HostError(
+                status: .badRequest, code: 1, message: "The engine app's install steps ran past \(Self.installTime) (at '\(step)').")
         }
         guard status == 0 else {
             throw HostError(

@@ -58,10 +58,11 @@ public struct EngineWebRoutes: Sendable, Equatable {
         return (environment, path)
     }
 
-    /// A path's first segment, percent-decoded; nil when it doesn't decode.
+    /// A path's first segment as the engine reads it: decoded before it is split (`/1.1%2Ffunctions`
+    /// is `/1.1/functions` to a WSGI or Express app); nil when it doesn't decode.
     static func firstSegment(_ path: String) -> String? {
-        let raw = path.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true).first ?? ""
-        return String(raw).removingPercentEncoding
+        guard let decoded = path.removingPercentEncoding else { return nil }
+        return String(decoded.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: true).first ?? "")
     }
 
     /// `Host`'s name without its port, lowercased (`[::1]:80` keeps its brackets).
