@@ -12,7 +12,9 @@ import Testing
         try await TestServer.run { api in
             let browser = try await ConsoleBrowser.loggedIn(api)
             let other = try await ConsoleBrowser.loggedIn(api)
-            for csrf: String? in [nil, "", "0" + browser.csrf.dropFirst(), other.csrf, browser.csrf.uppercased()] {
+            // One digit off (its first, changed whatever it was), another session's, another case.
+            let offByOne = (browser.csrf.first == "0" ? "1" : "0") + browser.csrf.dropFirst()
+            for csrf: String? in [nil, "", offByOne, other.csrf, browser.csrf.uppercased()] {
                 let reply = try await browser.send(.post, "/console/api/1.1/classes/Todo", ["title": "x"], headers: browser.headers(csrf: csrf))
                 expectError(reply, code: 403, status: .forbidden)
                 #expect(reply["error"]?.stringValue?.contains("X-Console-CSRF") == true, "\(reply)")

@@ -133,9 +133,11 @@
     return { type: 'String', text: String(value) };
   }
 
-  function valueCell(value) {
+  function valueCell(value, column) {
     const cell = element('td');
     const shown = describe(value);
+    // The built-in dates are ISO strings on the wire, Dates in meaning.
+    if (column === 'createdAt' || column === 'updatedAt') shown.type = 'Date';
     if (shown.type) cell.append(element('span', shown.type, 'type'));
     cell.append(element('span', shown.text, value === null ? 'value null' : 'value'));
     return cell;
@@ -190,7 +192,7 @@
       const tr = element('tr');
       tr.dataset.objectId = row.objectId;
       for (const column of state.columns) {
-        const cell = valueCell(row[column]);
+        const cell = valueCell(row[column], column);
         if (!['objectId', 'createdAt', 'updatedAt'].includes(column)) {
           const edit = element('button', 'Edit', 'link');
           edit.type = 'button';
@@ -237,8 +239,8 @@
       await request('PUT', api + '/1.1/classes/' + encodeURIComponent(state.className) + '/' + encodeURIComponent(editing.objectId),
         { [editing.column]: value });
       $('edit-dialog').close();
-      status('Saved ' + editing.column + ' of ' + editing.objectId + '.');
       await loadPage();
+      status('Saved ' + editing.column + ' of ' + editing.objectId + '.');
     } catch (error) {
       $('edit-error').textContent = error.message;
     }
