@@ -63,11 +63,6 @@ struct Serve: AsyncParsableCommand {
     var adminHost: String = "127.0.0.1"
 
     @Option(
-        name: .customLong("console"),
-        help: "The web console at /console: main (on the main port, the default), admin (only on --admin-port), or off.")
-    var console: String = "main"
-
-    @Option(
         name: .customLong("rate-limit"),
         help: "Requests a second one client address may send (as many at once); past it, 429 (default: $FUNCTIONHOST_RATE_LIMIT, else no limit).")
     var rateLimit: Double?
@@ -78,6 +73,7 @@ struct Serve: AsyncParsableCommand {
     var functionRateLimit: String?
 
     @OptionGroup var users: UserOptions
+    @OptionGroup var console: ConsoleCommandOptions
     @OptionGroup var messages: MessageOptions
     @OptionGroup var smtp: SMTPOptions
     @OptionGroup var files: FileOptions
@@ -134,13 +130,7 @@ struct Serve: AsyncParsableCommand {
             configuration.rateLimits.perFunction = rates
         }
         configuration.adminHost = adminHost
-        guard let placement = ConsoleOptions.Placement(rawValue: console) else {
-            throw ValidationError("--console takes main, admin or off.")
-        }
-        if placement == .admin, adminPort == nil {
-            throw ValidationError("--console admin serves the console on the admin port: give --admin-port too.")
-        }
-        configuration.console.placement = placement
+        try console.apply(to: &configuration)
         try users.apply(to: &configuration, environment: environment)
         try messages.apply(to: &configuration, environment: environment)
         try smtp.apply(to: &configuration, environment: environment)
