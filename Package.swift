@@ -231,6 +231,9 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            // The web console's page, script and style, compiled into the binary as the sandbox's
+            // JavaScript is: `functionhost` is one file, and the console needs no build step.
+            resources: [.embedInCode("Console/Assets")],
             swiftSettings: swiftSettings
         ),
         // The user's Swift cloud functions, compiled into the host. They see the host's public

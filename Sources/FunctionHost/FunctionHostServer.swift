@@ -53,8 +53,7 @@ public enum FunctionHostServer {
         if let adminPort = configuration.adminPort {
             lifetimes.append(
                 Application(
-                    router: makeAdminRouter(
-                        metrics: services.metrics, environments: services.deployer.environments, liveQuery: services.liveQuery),
+                    router: makeAdminRouter(configuration: configuration, services: services),
                     configuration: .init(address: .hostname(configuration.adminHost, port: adminPort), serverName: "FunctionHost admin"),
                     logger: logger))
         }
@@ -247,12 +246,27 @@ public enum FunctionHostServer {
         let engines: EngineSupervisor
     }
 
-    /// The admin port's router: `/metrics` with no keys.
-    static func makeAdminRouter(metrics: HostMetrics, environments: Environments, liveQuery: LiveQueryHub) -> Router<HostRequestContext> {
+    /// The admin port's router: `/metrics` with no keys, and the console with `--console admin`.
+    static func makeAdminRouter(configuration: HostConfiguration, services: Services) -> Router<HostRequestContext> {
         let router = Router(context: HostRequestContext.self)
-        router.add(middleware: ErrorMiddleware())
-        MetricsRoutes(metrics: metrics, gauges: { environments.poolGauges() + liveQuery.gauges }).register(on: router)
+        let (environments, liveQuery) = (services.deployer.environments, services.liveQuery)
+        if configuration.console.placement == .admin {
+            // The console's requests are read, logged and answered as the main port's are.
+            router.add(middleware: edge(configuration, metrics: services.metrics))
+            let limiter = RateLimiter(configuration.rateLimits)
+            registerConsole(on: router, routes: APIRoutes(configuration: configuration, services: services, limiter: limiter))
+        } else {
+            router.add(middleware: ErrorMiddleware())
+        }
+        MetricsRoutes(metrics: services.metrics, gauges: { environments.poolGauges() + liveQuery.gauges }).register(on: router)
         return router
+    }
+
+    /// The outer steps every request of a router takes (`EdgeMiddleware`).
+    static func edge(_ configuration: HostConfiguration, metrics: HostMetrics) -> EdgeMiddleware {
+        EdgeMiddleware(
+            facts: RequestFactsReader(proxies: configuration.trustedProxies, bodyLimits: BodyLimits(largest: configuration.maxBodySize)),
+            observer: RequestObserver(metrics: metrics), cors: CORSPolicy(origins: configuration.webOrigins))
     }
 
     /// The versions the API is served under, each with every route.
@@ -265,12 +279,7 @@ public enum FunctionHostServer {
         // Order matters: the request's facts (client address, environment, body limit) are read
         // first; every request is logged and counted; CORS answers preflights first; errors are
         // mapped for everything inside. One middleware takes these four steps, in that order.
-        router.add(
-            middleware: EdgeMiddleware(
-                facts: RequestFactsReader(
-                    proxies: configuration.trustedProxies, bodyLimits: BodyLimits(largest: configuration.maxBodySize)),
-                observer: RequestObserver(metrics: services.metrics),
-                cors: CORSPolicy(origins: configuration.webOrigins)))
+        router.add(middleware: edge(configuration, metrics: services.metrics))
         let limiter = RateLimiter(configuration.rateLimits)
         if limiter.limitsClients { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
         // The app's own web pages go to its engine, counted, logged and limited as the API is.
@@ -302,19 +311,8 @@ public enum FunctionHostServer {
         metricsRoutes.stored = { [data] in await QueueService.waitingGauges(data: data) }
         metricsRoutes
             .register(on: authenticated.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
-        var tokens = FileUploadTokens(files: services.files)
-        // Upload tokens expire by the host's clock, as lockouts and codes do.
-        tokens.now = configuration.clock
-        let fileRoutes = FileRoutes(
-            files: services.files, tokens: tokens,
-            ownersMayDelete: configuration.ownersMayDeleteFiles, publicURL: configuration.publicURL)
-        let (accounts, verification) = (services.accounts, services.verification)
-        var endpoint = ObjectEndpoint(
-            data: data, accounts: accounts, verification: verification, publicURL: configuration.publicURL,
-            logger: services.logger)
-        endpoint.files = services.files
-        endpoint.gate = services.gate
-        endpoint.ownersMayDeleteFiles = configuration.ownersMayDeleteFiles
+        let routes = APIRoutes(configuration: configuration, services: services, limiter: limiter)
+        let (endpoint, fileRoutes, accounts, verification) = (routes.endpoint, routes.fileRoutes, services.accounts, services.verification)
         DialectRoutes(
             endpoint: endpoint, accounts: accounts, files: services.files,
             ownersMayDeleteFiles: configuration.ownersMayDeleteFiles
@@ -327,49 +325,27 @@ public enum FunctionHostServer {
         let open = api.group()
         EngineRoutes().registerClock(on: open)
         VerificationPages(verification: verification).register(on: open)
-        let captchas = CaptchaRoutes(captchas: services.gate.captchas, publicURL: configuration.publicURL)
-        captchas.registerImage(on: open)
+        routes.captchas.registerImage(on: open)
         fileRoutes.registerUploads(on: open)
         HookRoutes(data: data, hookKey: configuration.keys.hookKey)
             .register(on: api.group().add(middleware: HookCallMiddleware(authentication: authentication)))
-        let group = api.group().add(middleware: authentication)
-        ObjectRoutes(endpoint: endpoint).register(on: group)
-        var statuses = Statuses(data: data)
-        statuses.openInboxes = configuration.openStatusInboxes
-        BatchRoutes(endpoint: endpoint, limiter: limiter, maxTime: configuration.batchTime, statuses: statuses).register(on: group)
-        BatchSaveRoutes(endpoint: endpoint, limiter: limiter).register(on: group)
-        UserRoutes(endpoint: endpoint, accounts: accounts).register(on: group)
-        FriendshipRoutes(friendships: Friendships(data: data)).register(on: group)
-        StatusRoutes(statuses: statuses).register(on: group)
-        VerificationRoutes(
-            verification: verification, accounts: accounts, gate: services.gate, publicURL: configuration.publicURL
-        ).register(on: group)
-        captchas.register(on: group)
-        ClassAliasRoutes(endpoint: endpoint, path: "roles", className: "_Role").register(on: group)
-        ScanRoutes(data: data).register(on: group)
-        SchemaRoutes(data: data).register(on: group)
-        SearchRoutes(data: data, publicURL: configuration.publicURL, appId: configuration.keys.appId).register(on: group)
-        CloudQueryRoutes(data: data).register(on: group)
-        LiveQueryRoutes(hub: services.liveQuery, data: data).register(on: group)
-        FunctionRoutes(invoker: services.invoker, limiter: limiter)
-            .register(on: group, masterOnly: group.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
-        DeployRoutes(deployer: services.deployer).register(on: group)
-        EngineAppRoutes(environments: services.deployer.environments)
-            .register(on: group.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
-        QueueRoutes(queue: services.queue)
-            .register(on: group, masterOnly: group.group().add(middleware: MasterOnlyMiddleware(refusal: QueueRoutes.refusal)))
-        TimerRoutes(timers: services.timers, defaultTimeZone: configuration.queue.timersTimeZone)
-            .register(on: group.group().add(middleware: MasterOnlyMiddleware(refusal: TimerRoutes.refusal)))
-        LeaderboardRoutes(
-            leaderboards: Leaderboards(
-                data: data, logger: services.logger, now: configuration.clock,
-                calendar: ResetCalendar(timeZone: configuration.leaderboards.timeZone),
-                masterKeyOnlyStatistics: configuration.leaderboards.masterKeyOnlyStatistics)
-        ).register(on: group)
-        LogRoutes(logs: services.functionLogs)
-            .register(on: group.group().add(middleware: MasterOnlyMiddleware(refusal: LogRoutes.refusal)))
-        fileRoutes.register(on: group)
+        routes.register(on: api.group().add(middleware: authentication))
         for version in Self.apiVersions { router.addRoutes(api, atPath: RouterPath(version)) }
+        if configuration.console.placement == .main { registerConsole(on: router, routes: routes) }
         return router
+    }
+
+    /// The console (`ConsoleRoutes`) on `router`, with the API's `routes` mounted again under
+    /// `/console/api/1.1` behind its session, as the master key: one route code for both doors.
+    static func registerConsole(on router: Router<HostRequestContext>, routes: APIRoutes) {
+        let configuration = routes.configuration
+        let sessions = ConsoleSessions(data: routes.services.data, options: configuration.console, now: configuration.clock)
+        let consoleRoutes = ConsoleRoutes(sessions: sessions, masterKey: configuration.keys.masterKey, proxies: configuration.trustedProxies)
+        consoleRoutes.register(on: router)
+        let console = RouteCollection(context: HostRequestContext.self)
+        let group = console.group().add(middleware: ConsoleAuthMiddleware(sessions: sessions, proxies: configuration.trustedProxies))
+        consoleRoutes.registerSession(on: group)
+        routes.register(on: group.group("1.1"))
+        router.addRoutes(console, atPath: "console/api")
     }
 }

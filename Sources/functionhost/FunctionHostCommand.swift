@@ -73,6 +73,7 @@ struct Serve: AsyncParsableCommand {
     var functionRateLimit: String?
 
     @OptionGroup var users: UserOptions
+    @OptionGroup var console: ConsoleCommandOptions
     @OptionGroup var messages: MessageOptions
     @OptionGroup var smtp: SMTPOptions
     @OptionGroup var files: FileOptions
@@ -129,6 +130,7 @@ struct Serve: AsyncParsableCommand {
             configuration.rateLimits.perFunction = rates
         }
         configuration.adminHost = adminHost
+        try console.apply(to: &configuration)
         try users.apply(to: &configuration, environment: environment)
         try messages.apply(to: &configuration, environment: environment)
         try smtp.apply(to: &configuration, environment: environment)

@@ -15,7 +15,8 @@ import Testing
 @Suite struct RouteAccessTests {
     /// The routes that take no app keys, each for a reason: the health check, the clock, the API's
     /// description, the realtime router (the JS and C# SDKs ask it without keys); pages and images whose token is the credential; file URLs; token uploads;
-    /// platform hook calls, which carry the hook key instead.
+    /// platform hook calls, which carry the hook key instead; the console's page, assets and login
+    /// (its API stands behind its session).
     static let expectedOpen: Set<String> = [
         "GET /", "GET /__engine/1/ping", "GET /__engine/1.1/ping", "GET /openapi.json", "GET /v1/route",
         "GET /files/{key}", "HEAD /files/{key}", "GET /files/{key}/{name}",
@@ -27,6 +28,7 @@ import Testing
         "PUT /1/fileUploads/{token}", "PUT /1.1/fileUploads/{token}",
         "POST /1/fileUploads/{token}", "POST /1.1/fileUploads/{token}",
         "POST /1/functions/{name}/{hook}", "POST /1.1/functions/{name}/{hook}",
+        "GET /console", "GET /console/assets/{name}", "POST /console/login",
     ]
 
     /// What a path parameter is filled with: a hook call must name a hook to be one.

@@ -78,6 +78,9 @@ struct Access: Sendable {
         if Names.leaderboardClasses.contains(className) {
             throw DataAPIError(.operationForbidden, "\(className) is the host's own: leaderboards are managed through /1.1/leaderboard.")
         }
+        if Names.consoleClasses.contains(className) {
+            throw DataAPIError(.operationForbidden, "\(className) is the host's own: the console keeps its sessions.")
+        }
         if caller.runsCloudCode {
             throw DataAPIError(.operationForbidden, "\(className) is the host's own: cloud code doesn't reach it.")
         }

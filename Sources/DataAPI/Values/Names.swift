@@ -14,11 +14,16 @@ public enum Names {
     /// System classes the host keeps for itself (verification codes and the counts of guesses at
     /// them, the message outbox, deploy versions and environments, upload tokens, class
     /// settings, captchas, message send counts, search scrolls, status inboxes and how far each
-    /// was read, leaderboards): only the master key reads or writes them.
+    /// was read, leaderboards, console sessions): only the master key reads or writes them.
     public static let internalClasses: Set<String> = Set([
         "_VerificationCode", "_GuessCounter", "_Outbox", "_CloudCodeVersion", "_EngineEnvironment", "_EngineBundle", "_FileToken", "_ClassSettings",
         "_Captcha", "_MessageSend", "_SearchScroll", "_CloudTask", "_Timer", "_StatusInbox", "_StatusInboxMark",
-    ]).union(leaderboardClasses)
+    ]).union(leaderboardClasses).union(consoleClasses)
+
+    /// The web console's sessions (each the master key's stand-in while it lives): kept by the
+    /// host's console only; no data request reaches them, not even with the master key, so a
+    /// session can't be listed, forged or prolonged through the API it unlocks.
+    public static let consoleClasses: Set<String> = ["_ConsoleSession"]
 
     /// The internal classes that hold deploys (versions, engine apps' bundles, what each
     /// environment runs) and the environments' variables, secrets among them: only the host's
@@ -37,8 +42,9 @@ public enum Names {
     public static let leaderboardClasses: Set<String> = ["_Leaderboard", "_LeaderboardStatistic", "_LeaderboardArchive"]
 
     /// The internal classes no data request reaches, not even with the master key: deploys,
-    /// the queue's and the leaderboards'.
+    /// the queue's, the leaderboards' and the console's sessions.
     public static let hostOnlyClasses: Set<String> = deployClasses.union(queueClasses).union(leaderboardClasses)
+        .union(consoleClasses)
 
     /// Fields that carry transport information in request bodies (browser SDKs tunnel method,
     /// keys and session this way); they are never stored.

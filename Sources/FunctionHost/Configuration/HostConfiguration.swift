@@ -123,6 +123,9 @@ public struct HostConfiguration: Sendable {
     public var adminPort: Int?
     /// The address the admin port listens on.
     public var adminHost = "127.0.0.1"
+    /// The web console at `/console`: on the main port (default), the admin port, or off; and
+    /// how long its sessions last.
+    public var console = ConsoleOptions()
     /// The ACL objects of a class get when their creator gives none (`creator` stands for the
     /// creating user): `["Todo": ["*": ["read": true], "creator": ["write": true]]]`.
     public var defaultACLs: [String: JSONValue] = [:]

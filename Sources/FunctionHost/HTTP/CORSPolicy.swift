@@ -33,6 +33,10 @@ struct CORSPolicy {
 
     /// The decision for `request` (`EdgeMiddleware` asks it in its own frame).
     func decide(_ request: Request) -> Decision {
+        // The console is its own origin's only: no other page is granted a read or a preflight.
+        if ConsoleRequest.isConsolePath(request.uri.path) {
+            return request.method == .options ? .answer(ConsoleRefusal.crossSite.response) : .refused
+        }
         let origin = request.headers[.origin] ?? "*"
         guard request.headers[.origin].map(origins.allows) ?? true else {
             return request.method == .options ? .answer(HostError.originRefused.response) : .refused

@@ -31,6 +31,8 @@ public struct HostRequestContext: RequestContext {
     /// For a dialect request with a JSON body, the body the edge translated and the answer the
     /// route gives, as values (`DialectHandoff`); nil for LeanCloud's requests.
     var dialectHandoff: DialectHandoff?
+    /// The console session a request of the console's API came with (`ConsoleAuthMiddleware`).
+    var consoleSession: ConsoleSession?
     /// The largest body accepted; set for the route by `RequestFactsReader`.
     public var bodyLimit: Int = 20 * 1024 * 1024
 

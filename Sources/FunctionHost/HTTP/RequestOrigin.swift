@@ -22,8 +22,9 @@ struct RequestOrigin: Sendable {
         self.client = client
     }
 
-    /// The version a path starts with: the routes that ask are mounted only under `/1.1` and `/1`.
+    /// The version a path starts with: the routes that ask are mounted only under `/1.1` and `/1`
+    /// (and under the console's `/console/api/1.1`).
     static func apiVersion(of path: String) -> String {
-        path.hasPrefix("/1.1/") ? "1.1" : "1"
+        path.hasPrefix("/1.1/") || path.hasPrefix("/console/api/1.1/") ? "1.1" : "1"
     }
 }

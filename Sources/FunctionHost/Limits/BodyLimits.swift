@@ -10,12 +10,15 @@ struct BodyLimits: Sendable {
     /// Everything else: one object (at most 128 KB stored), a query, a login.
     static let other = 1 << 20
 
+    /// The API's mounts: its two versions, and the console's.
+    static let prefixes = ["/1.1/", "/1/", "/console/api/1.1/"]
+
     /// The limit for a request to `path`.
     func limit(forPath path: String) -> Int {
         // An ASCII path is read byte by byte, where a byte is a character (every request asks).
         if let limit = path.utf8.withContiguousStorageIfAvailable(asciiLimit), let limit { return limit }
         var route = Substring(path)
-        for prefix in ["/1.1/", "/1/"] where route.hasPrefix(prefix) {
+        for prefix in Self.prefixes where route.hasPrefix(prefix) {
             route = route.dropFirst(prefix.count)
             break
         }
@@ -28,7 +31,7 @@ struct BodyLimits: Sendable {
     private func asciiLimit(_ path: UnsafeBufferPointer<UInt8>) -> Int? {
         guard path.allSatisfy({ $0 < 0x80 }) else { return nil }
         var route = path[...]
-        for prefix in ["/1.1/", "/1/"] where route.starts(with: prefix.utf8) {
+        for prefix in Self.prefixes where route.starts(with: prefix.utf8) {
             route = route.dropFirst(prefix.utf8.count)
             break
         }

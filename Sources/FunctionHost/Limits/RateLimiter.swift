@@ -49,7 +49,8 @@ final class RateLimiter: Sendable {
         }
     }
 
-    private static func refusal(_ wait: Duration, _ message: String) -> HostError {
+    /// A 429 telling the client how long to wait (the console's login limit answers so too).
+    static func refusal(_ wait: Duration, _ message: String) -> HostError {
         var error = HostError(status: .tooManyRequests, code: 429, message: message)
         error.retryAfter = max(1, Int(wait.components.seconds) + (wait.components.attoseconds > 0 ? 1 : 0))
         return error

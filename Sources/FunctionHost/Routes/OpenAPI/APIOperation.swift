@@ -13,6 +13,8 @@ struct APIOperation: Sendable {
         case master
         /// The hook key (`X-LC-Hook-Key`), as a storage service calls a hook host.
         case hookKey
+        /// A console session: its cookie, and `X-Console-CSRF` on every change.
+        case console
     }
 
     /// What a query parameter holds.

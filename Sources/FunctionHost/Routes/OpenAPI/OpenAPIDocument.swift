@@ -8,8 +8,11 @@ enum OpenAPIDocument {
     static var operations: [APIOperation] {
         objectOperations + userOperations + functionOperations + engineOperations + queueOperations + socialOperations
             + leaderboardOperations + fileOperations
-            + dialectOperations
+            + dialectOperations + consoleOperations
     }
+
+    /// Where the console's session reaches the API's routes again, as the master key.
+    static let consolePrefix = "/console/api/1.1"
 
     /// The document.
     static func build(version: String) -> JSONValue {
@@ -18,6 +21,12 @@ enum OpenAPIDocument {
             let prefixes = operation.prefixed ? ["/1.1", "/1"] : [""]
             for prefix in prefixes {
                 paths[prefix + operation.path, default: [:]][operation.method] = render(operation, prefix: prefix)
+            }
+            // Every route behind the app's keys is the console's too, behind its session.
+            if operation.prefixed, operation.access == .client || operation.access == .master {
+                var mounted = operation
+                mounted.access = .console
+                paths[consolePrefix + operation.path, default: [:]][operation.method] = render(mounted, prefix: consolePrefix)
             }
         }
         return [
@@ -47,7 +56,7 @@ enum OpenAPIDocument {
                 "description": .string(parameter.description), "schema": ["type": .string(parameter.type)],
             ])
         }
-        if operation.access == .client || operation.access == .master {
+        if operation.access == .client || operation.access == .master || operation.access == .console {
             parameters.append([
                 "name": "X-LC-Prod", "in": "header", "required": false,
                 "description": "0 or false: the staging environment's code and hooks.", "schema": ["type": "string"],
@@ -88,6 +97,7 @@ enum OpenAPIDocument {
         case .client: return [["appId": [], "appKey": []]]
         case .master: return [["appId": [], "masterKey": []]]
         case .hookKey: return [["hookKey": []]]
+        case .console: return [["consoleSession": [], "consoleCSRF": []]]
         }
     }
 
@@ -98,6 +108,13 @@ enum OpenAPIDocument {
             "masterKey": ["type": "apiKey", "in": "header", "name": "X-LC-Key", "description": "<masterKey>,master."],
             "hookKey": ["type": "apiKey", "in": "header", "name": "X-LC-Hook-Key", "description": "The hook key."],
             "session": ["type": "apiKey", "in": "header", "name": "X-LC-Session", "description": "A user's session token."],
+            "consoleSession": [
+                "type": "apiKey", "in": "cookie", "name": "fh_console", "description": "The web console's session (POST /console/login).",
+            ],
+            "consoleCSRF": [
+                "type": "apiKey", "in": "header", "name": "X-Console-CSRF",
+                "description": "The session's CSRF token (GET /console/api/session), on every change.",
+            ],
         ],
         "schemas": [
             "Error": [

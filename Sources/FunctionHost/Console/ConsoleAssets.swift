@@ -1,0 +1,76 @@
+import Crypto
+import Foundation
+import Hummingbird
+import NIOCore
+
+/// The console's page, script and style, compiled into the binary (`PackageResources`, SwiftPM's
+/// `embedInCode`): no files beside `functionhost`, no CDN. The script and style are served under
+/// names holding their content's hash, cached for good; the page names them, and is revalidated
+/// by its own hash on every visit, so a new build is seen at once.
+struct ConsoleAssets: Sendable {
+    /// One file as served.
+    struct Asset: Sendable {
+        let bytes: ByteBuffer
+        let contentType: String
+        /// The content's hash, quoted as an entity tag.
+        let etag: String
+    }
+
+    /// The page (`/console`).
+    let page: Asset
+    /// The script and style by their hashed names (`console-1a2b3c4d5e6f7a8b.js`).
+    let files: [String: Asset]
+
+    /// The Content-Security-Policy of every console answer: nothing but the console's own
+    /// script, style and requests; no inline script or style, no framing, no other base or form target.
+    static let contentSecurityPolicy =
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
+        + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+    /// The assets as built into the binary.
+    static let embedded = ConsoleAssets(
+        html: PackageResources.console_html, script: PackageResources.console_js, style: PackageResources.console_css)
+
+    init(html: [UInt8], script: [UInt8], style: [UInt8]) {
+        let scriptName = "console-\(Self.hash(script)).js"
+        let styleName = "console-\(Self.hash(style)).css"
+        let page = String(decoding: html, as: UTF8.self)
+            .replacingOccurrences(of: "{{script}}", with: "/console/assets/\(scriptName)")
+            .replacingOccurrences(of: "{{style}}", with: "/console/assets/\(styleName)")
+        self.page = Self.asset(Array(page.utf8), "text/html; charset=utf-8")
+        files = [
+            scriptName: Self.asset(script, "text/javascript; charset=utf-8"),
+            styleName: Self.asset(style, "text/css; charset=utf-8"),
+        ]
+    }
+
+    /// The answer for `asset`: 304 when the client holds it already.
+    func response(_ asset: Asset, to request: Request, immutable: Bool) -> Response {
+        var headers = Self.securityHeaders
+        headers[.eTag] = asset.etag
+        headers[.cacheControl] = immutable ? "public, max-age=31536000, immutable" : "no-cache"
+        if request.headers[.ifNoneMatch] == asset.etag {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = asset.contentType
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: asset.bytes))
+    }
+
+    /// The headers every console answer carries.
+    static let securityHeaders: HTTPFields = [
+        .contentSecurityPolicy: contentSecurityPolicy, .xContentTypeOptions: "nosniff",
+        .referrerPolicy: "no-referrer", .xFrameOptions: "DENY",
+    ]
+
+    private static func asset(_ bytes: [UInt8], _ contentType: String) -> Asset {
+        Asset(bytes: ByteBuffer(bytes: bytes), contentType: contentType, etag: "\"\(hash(bytes))\"")
+    }
+
+    /// The first 16 hex digits of the content's SHA-256.
+    static func hash(_ bytes: [UInt8]) -> String {
+        SHA256.hash(data: bytes).prefix(8).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+}
