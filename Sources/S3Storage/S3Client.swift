@@ -18,16 +18,24 @@ struct S3Client: Sendable {
     /// The most of an error or XML answer that is read.
     static let answerLimit = 64 * 1024
 
-    /// One client for the process: connections to the store are pooled across requests. No
-    /// redirects (a store that redirects is misconfigured: the region), no decompression, and
-    /// connect and read timeouts so an unresponsive store costs a clear error, never a hang.
-    /// A `static let` is never deinitialised, so it needs no shutdown.
-    private static let http: HTTPClient = {
+    /// Two clients for the process, their connections pooled across requests: one for the
+    /// objects' bodies a download streams (held as long as its reader takes), one for every other
+    /// call (HEAD before each download, uploads, deletes), so downloads slow readers keep open
+    /// can't leave the others waiting for a connection (8, the client's default, were held by 8
+    /// slow readers and every file operation failed). No redirects (a store that redirects is
+    /// misconfigured: the region), no decompression, and connect and read timeouts so an
+    /// unresponsive store costs a clear error, never a hang. A `static let` is never
+    /// deinitialised, so it needs no shutdown.
+    private static let http = makeClient(connections: 64)
+    private static let bodies = makeClient(connections: 512)
+
+    private static func makeClient(connections: Int) -> HTTPClient {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
         configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connections
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
+    }
 
     init(settings: S3Settings) {
         self.settings = settings
@@ -93,7 +101,8 @@ struct S3Client: Sendable {
 
     /// GetObject of `range`: the answer, whose body is still to read; nil when there is no object.
     func get(key: String, range: ClosedRange<Int>) async throws(S3Error) -> HTTPClientResponse? {
-        let response = try await send("GET", key: key, headers: [("range", "bytes=\(range.lowerBound)-\(range.upperBound)")])
+        let response = try await send(
+            "GET", key: key, headers: [("range", "bytes=\(range.lowerBound)-\(range.upperBound)")], through: Self.bodies)
         if response.status == .notFound {
             let answer = await Self.text(of: response)
             if Self.element("Code", in: answer) == "NoSuchKey" || answer.isEmpty { return nil }
@@ -120,7 +129,8 @@ struct S3Client: Sendable {
 
     /// Sends one signed request about `key`.
     private func send(
-        _ method: String, key: String, query: [(String, String)] = [], headers: [(String, String)] = [], body: ByteBuffer? = nil
+        _ method: String, key: String, query: [(String, String)] = [], headers: [(String, String)] = [], body: ByteBuffer? = nil,
+        through client: HTTPClient = S3Client.http
     ) async throws(S3Error) -> HTTPClientResponse {
         let path = settings.path(ofKey: key)
         var signed = SigV4.Request(method: method, host: settings.host, path: path, query: query, headers: headers)
@@ -130,7 +140,7 @@ struct S3Client: Sendable {
         for (name, value) in signer.headers(for: signed, at: Date()) { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(body) }
         do {
-            return try await Self.http.execute(request, timeout: Self.timeout)
+            return try await client.execute(request, timeout: Self.timeout)
         } catch {
             throw S3Error(.unreachable, "The S3 endpoint \(settings.endpoint) could not be reached: \(error)")
         }
