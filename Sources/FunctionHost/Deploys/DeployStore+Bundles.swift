@@ -25,7 +25,7 @@ extension DeployStore {
                         "bundle": .string(hash), "index": .int(Int64(index)), "count": .int(Int64(count)),
                         // The archive is ASCII (JSON of base64): any cut is a whole character.
                         "data": .string(String(decoding: part, as: UTF8.self)), "ACL": [:],
-                    ], objectId: Self.chunkId(hash, index), caller: Self.masterCaller)
+                    ], objectId: Self.chunkId(hash, index), caller: Self.caller)
             } catch let error as DataAPIError where error.code == .duplicateValue {
                 continue
             }

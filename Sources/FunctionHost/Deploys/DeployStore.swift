@@ -11,9 +11,8 @@ struct DeployStore: Sendable {
 
     private static let versions = "_CloudCodeVersion"
     private static let environments = "_EngineEnvironment"
-    private static let caller = Caller.master.withoutHooks
     /// Who the store writes as: the master key, without hooks (an app hook never sees these).
-    static var masterCaller: Caller { caller }
+    static let caller = Caller.master.withoutHooks
 
     /// Every version, newest first.
     func allVersions() async throws -> [CloudCodeVersion] {

@@ -109,7 +109,8 @@ struct EngineBundle: Sendable, Equatable {
         return parts.count <= maxDepth && parts.allSatisfy { !$0.isEmpty && $0 != "." && $0 != ".." }
     }
 
-    private static func invalid(_ message: String) -> HostError {
+    /// A bundle (or its manifest) refused: 400, code 107, with why.
+    static func invalid(_ message: String) -> HostError {
         HostError(status: .badRequest, code: 107, message: "Invalid engine bundle: \(message).")
     }
 }

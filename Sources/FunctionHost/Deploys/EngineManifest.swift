@@ -30,7 +30,7 @@ struct EngineManifest: Sendable, Hashable {
         let run = command.flatMap { $0.isEmpty ? nil : $0 } ?? settings["run"]?.text
             ?? (packaged ? "npm start" : bundle.files["wsgi.py"] != nil ? "python3 wsgi.py" : nil)
         guard let run else {
-            throw Self.invalid("no start command: give --engine-command, a 'run:' in leanengine.yaml, or a package.json or wsgi.py")
+            throw EngineBundle.invalid("no start command: give --engine-command, a 'run:' in leanengine.yaml, or a package.json or wsgi.py")
         }
         self.run = run
         if let install = settings["install"] {
@@ -41,12 +41,12 @@ struct EngineManifest: Sendable, Hashable {
         }
         if let timeout = settings["startupTimeout"]?.text {
             guard let seconds = Int(timeout), (15...120).contains(seconds) else {
-                throw Self.invalid("startupTimeout must be 15 to 120 seconds")
+                throw EngineBundle.invalid("startupTimeout must be 15 to 120 seconds")
             }
             startupTimeout = .seconds(seconds)
         }
         guard self.run.utf8.count <= 4096, self.install.count <= 16, self.install.allSatisfy({ $0.utf8.count <= 4096 }) else {
-            throw Self.invalid("its commands are too long")
+            throw EngineBundle.invalid("its commands are too long")
         }
     }
 
@@ -80,7 +80,7 @@ struct EngineManifest: Sendable, Hashable {
     /// host's package set but Yams, whose C parser would be the only one in the host for one
     /// small file.) Keys it doesn't use are ignored, as LeanCloud ignored unknown keys.
     static func read(_ text: String) throws(HostError) -> [String: Value] {
-        guard text.utf8.count <= 64 * 1024 else { throw invalid("leanengine.yaml is past 64 KB") }
+        guard text.utf8.count <= 64 * 1024 else { throw EngineBundle.invalid("leanengine.yaml is past 64 KB") }
         var values: [String: Value] = [:]
         var listKey: String?
         for raw in text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline) {
@@ -94,7 +94,7 @@ struct EngineManifest: Sendable, Hashable {
                 if case .list(let items)? = values[key] { values[key] = .list(items + [item]) } else { values[key] = .list([item]) }
                 continue
             }
-            guard let colon = line.firstIndex(of: ":") else { throw invalid("leanengine.yaml: '\(line.prefix(60))' is not 'key: value'") }
+            guard let colon = line.firstIndex(of: ":") else { throw EngineBundle.invalid("leanengine.yaml: '\(line.prefix(60))' is not 'key: value'") }
             let key = line[..<colon].trimmingCharacters(in: .whitespaces)
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             if value.isEmpty {
@@ -145,9 +145,5 @@ struct EngineManifest: Sendable, Hashable {
         self.init(
             run: run, install: record?["install"]?.arrayValue?.compactMap(\.stringValue) ?? [],
             startupTimeout: .seconds(record?["startupTimeout"]?.intValue ?? 30))
-    }
-
-    private static func invalid(_ message: String) -> HostError {
-        HostError(status: .badRequest, code: 107, message: "Invalid engine bundle: \(message).")
     }
 }
