@@ -170,7 +170,11 @@ public enum FunctionHostServer {
             captchas: Captchas(data: data, secret: codeSecret, now: configuration.clock), protection: protection)
         let content: any FileContentStore
         if let s3 = configuration.s3Files {
-            content = S3FileStore(settings: s3)
+            let store = S3FileStore(
+                settings: s3, spoolDirectory: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("files-spool"),
+                logger: logger)
+            try await checkBucket(of: store, logger: logger)
+            content = store
         } else {
             content = try LocalFileStore(directory: configuration.filesDirectory)
         }

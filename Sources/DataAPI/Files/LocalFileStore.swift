@@ -74,6 +74,8 @@ package struct LocalFileStore: FileContentStore {
         try remove(key: key)
     }
 
+    public var provider: (name: String, bucket: String) { ("local", "files") }
+
     public func localPath(ofKey key: String) -> String? {
         guard Self.isValidKey(key) else { return nil }
         return directory.appendingPathComponent(key).path
