@@ -335,7 +335,10 @@ public enum FunctionHostServer {
             .register(on: api.group().add(middleware: HookCallMiddleware(authentication: authentication)))
         routes.register(on: api.group().add(middleware: authentication))
         for version in Self.apiVersions { router.addRoutes(api, atPath: RouterPath(version)) }
-        if configuration.console.placement == .main { registerConsole(on: router, routes: routes) }
+        // Never beside the app's own pages on one origin (`ConsoleCommandOptions` refuses it).
+        if configuration.console.placement == .main, configuration.engineWeb.prefixes.isEmpty {
+            registerConsole(on: router, routes: routes)
+        }
         return router
     }
 
@@ -343,13 +346,17 @@ public enum FunctionHostServer {
     /// `/console/api/1.1` behind its session, as the master key: one route code for both doors.
     static func registerConsole(on router: Router<HostRequestContext>, routes: APIRoutes) {
         let configuration = routes.configuration
-        let sessions = ConsoleSessions(data: routes.services.data, options: configuration.console, now: configuration.clock)
+        let sessions = ConsoleSessions(
+            data: routes.services.data, options: configuration.console, masterKey: configuration.keys.masterKey, now: configuration.clock)
         let consoleRoutes = ConsoleRoutes(sessions: sessions, masterKey: configuration.keys.masterKey, proxies: configuration.trustedProxies)
         consoleRoutes.register(on: router)
         let console = RouteCollection(context: HostRequestContext.self)
-        let group = console.group().add(middleware: ConsoleAuthMiddleware(sessions: sessions, proxies: configuration.trustedProxies))
-        consoleRoutes.registerSession(on: group)
-        routes.register(on: group.group("1.1"))
+        // The session's own routes hand the page its CSRF token; the API's ask it of every request.
+        consoleRoutes.registerSession(
+            on: console.group().add(
+                middleware: ConsoleAuthMiddleware(sessions: sessions, proxies: configuration.trustedProxies, csrfOnReads: false)))
+        routes.register(
+            on: console.group("1.1").add(middleware: ConsoleAuthMiddleware(sessions: sessions, proxies: configuration.trustedProxies)))
         router.addRoutes(console, atPath: "console/api")
     }
 }
