@@ -262,6 +262,16 @@ public enum FunctionHostServer {
         return router
     }
 
+    /// `/metrics` as the main port serves it (behind the master key, or the console's session):
+    /// the pools' and realtime gauges, and the queue's waiting tasks read from the database.
+    static func metricsRoutes(_ services: Services) -> MetricsRoutes {
+        var routes = MetricsRoutes(metrics: services.metrics) {
+            [environments = services.deployer.environments, hub = services.liveQuery] in environments.poolGauges() + hub.gauges
+        }
+        routes.stored = { [data = services.data] in await QueueService.waitingGauges(data: data) }
+        return routes
+    }
+
     /// The outer steps every request of a router takes (`EdgeMiddleware`).
     static func edge(_ configuration: HostConfiguration, metrics: HostMetrics) -> EdgeMiddleware {
         EdgeMiddleware(
@@ -305,12 +315,7 @@ public enum FunctionHostServer {
         ).register(on: router)
         RealtimeRouteLookup(publicURL: configuration.publicURL).register(on: router)
         let authenticated = router.group().add(middleware: authentication)
-        var metricsRoutes = MetricsRoutes(metrics: services.metrics) {
-            [environments = services.deployer.environments, hub = services.liveQuery] in environments.poolGauges() + hub.gauges
-        }
-        metricsRoutes.stored = { [data] in await QueueService.waitingGauges(data: data) }
-        metricsRoutes
-            .register(on: authenticated.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
+        metricsRoutes(services).register(on: authenticated.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
         let routes = APIRoutes(configuration: configuration, services: services, limiter: limiter)
         let (endpoint, fileRoutes, accounts, verification) = (routes.endpoint, routes.fileRoutes, services.accounts, services.verification)
         DialectRoutes(
@@ -345,6 +350,10 @@ public enum FunctionHostServer {
         let console = RouteCollection(context: HostRequestContext.self)
         let group = console.group().add(middleware: ConsoleAuthMiddleware(sessions: sessions, proxies: configuration.trustedProxies))
         consoleRoutes.registerSession(on: group)
+        // The console's own: a function tried as a user (its session made here, never the
+        // page's), and the metrics its charts are drawn from.
+        ConsoleInvokeRoute(invoker: routes.services.invoker, limiter: routes.limiter).register(on: group)
+        metricsRoutes(routes.services).register(on: group)
         routes.register(on: group.group("1.1"))
         router.addRoutes(console, atPath: "console/api")
     }
