@@ -18,9 +18,11 @@ Exits 0 when every step passed; prints the failing step and exits 1 otherwise.
 
 import json
 import os
+import struct
 import sys
 import urllib.parse
 import urllib.request
+import zlib
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -47,10 +49,13 @@ def rest(path, body=None, data=None, content_type="application/json"):
         return json.load(response)
 
 
-# A 1x1 PNG: a file the data browser previews as an image.
-PIXEL = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c6360f8cf00000301010018dd8db40000000049454e44ae426082")
+def square_png(size=48, rgb=(31, 95, 209)):
+    """A square PNG of one colour: a file the data browser previews as an image."""
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    rows = b"".join(b"\x00" + bytes(rgb) * size for _ in range(size))
+    header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b"")
 
 
 def todos(where=None):
@@ -70,11 +75,14 @@ def main():
 
     def shot(name):
         """The whole page: the window made as tall as the page (at most 4000 pixels) for the shot."""
-        height = driver.execute_script("window.scrollTo(0, 0); return document.documentElement.scrollHeight")
-        if height > 900:
-            driver.set_window_size(1280, min(height, 4000) + 100)
+        height, shown, chrome = driver.execute_script(
+            "window.scrollTo(0, 0); const e = document.documentElement;"
+            "return [e.scrollHeight, window.innerHeight, window.outerHeight - window.innerHeight]")
+        taller = height > shown
+        if taller:
+            driver.set_window_size(1280, min(height, 4000) + max(chrome, 0) + 20)
         driver.save_screenshot(os.path.join(SHOTS, name + ".png"))
-        if height > 900:
+        if taller:
             driver.set_window_size(1280, 900)
 
     def nav(view, ready):
@@ -167,14 +175,16 @@ def main():
         shot("08-deleted")
 
         step = "preview a file"
-        uploaded = rest("/1.1/files/pixel.png", data=PIXEL, content_type="image/png")
+        uploaded = rest("/1.1/files/square.png", data=square_png(), content_type="image/png")
         rest("/1.1/classes/Todo", {"title": "Photo", "priority": 5,
                                    "picture": {"__type": "File", "objectId": uploaded["objectId"]}})
         driver.find_element(By.ID, "nav-classes").click()
-        wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, 'button[data-class-name="Todo"]'))).click()
+        # The list is drawn again: its status comes after, so the button found is the new one.
+        wait.until(EC.text_to_be_present_in_element((By.ID, "status"), " classes."))
+        driver.find_element(By.CSS_SELECTOR, 'button[data-class-name="Todo"]').click()
         wait.until(EC.text_to_be_present_in_element((By.ID, "count"), "3 objects"))
         image = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#objects-table img.preview")))
-        wait.until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image) == 1)
+        wait.until(lambda d: d.execute_script("return arguments[0].complete && arguments[0].naturalWidth", image) == 48)
         shot("09-file-preview")
 
         step = "change a field permission"
@@ -259,8 +269,10 @@ def main():
         shot("18-metrics")
 
         step = "timers and tasks"
+        rest("/1.1/engine/timers", {"name": "nightly", "function": "hello", "cron": "0 0 3 * * ?"})
         nav("queue", (By.CSS_SELECTOR, "#tasks-table tbody tr"))
         wait.until(EC.text_to_be_present_in_element((By.ID, "tasks-table"), "hello"))
+        wait.until(EC.text_to_be_present_in_element((By.ID, "timers-table"), "cron 0 0 3 * * ?"))
         shot("19-queue")
 
         step = "log out"

@@ -10,7 +10,8 @@
   async function showDeploys() {
     const [states, versions] = await Promise.all([
       request('GET', api + '/1.1/engine/environments'),
-      request('GET', api + '/1.1/engine/deploys'),
+      // An environment's versions are those it has run; all of them otherwise.
+      request('GET', api + '/1.1/engine/deploys' + ($('versions-environment').value ? '?environment=' + $('versions-environment').value : '')),
     ]);
     const list = $('deploy-environments');
     list.replaceChildren();
@@ -59,6 +60,7 @@
 
   function setUp() {
     $('promote').addEventListener('click', promote);
+    $('versions-environment').addEventListener('change', () => showDeploys().catch((error) => status(error.message, true)));
     for (const name of environments) $('rollback-' + name).addEventListener('click', () => rollback(name));
   }
 

@@ -7,7 +7,8 @@
   const { api, $, status, element, request, register } = window.FHConsole;
   const interval = 2000;
   const kept = 500;
-  const state = { after: 0, timer: null, running: false, environment: null };
+  // `loop` numbers each run of the polling: a paused or replaced run's answer arriving late is dropped.
+  const state = { after: 0, timer: null, running: false, environment: null, loop: 0 };
 
   function lineItem(line) {
     const item = element('li', null, 'log-' + line.level);
@@ -18,12 +19,12 @@
     return item;
   }
 
-  async function poll() {
+  async function poll(loop) {
     state.timer = null;
     const environment = state.environment;
     try {
       const answer = await request('GET', api + '/1.1/engine/logs?environment=' + encodeURIComponent(environment) + '&after=' + state.after + '&limit=200');
-      if (!state.running || environment !== state.environment) return;
+      if (loop !== state.loop) return;
       const list = $('log-lines');
       for (const line of answer.results || []) {
         list.append(lineItem(line));
@@ -32,9 +33,17 @@
       while (list.children.length > kept) list.firstElementChild.remove();
       $('log-count').textContent = list.children.length + ' lines of ' + environment + ', newest last.';
     } catch (error) {
+      if (loop !== state.loop) return;
       status(error.message, true);
     }
-    if (state.running) state.timer = setTimeout(poll, interval);
+    state.timer = setTimeout(() => poll(loop), interval);
+  }
+
+  function run() {
+    state.running = true;
+    state.loop += 1;
+    $('logs-pause').textContent = 'Pause';
+    poll(state.loop);
   }
 
   function follow() {
@@ -42,13 +51,12 @@
     state.environment = $('logs-environment').value;
     state.after = 0;
     $('log-lines').replaceChildren();
-    state.running = true;
-    $('logs-pause').textContent = 'Pause';
-    poll();
+    run();
   }
 
   function stop() {
     state.running = false;
+    state.loop += 1;
     if (state.timer) clearTimeout(state.timer);
     state.timer = null;
   }
@@ -59,10 +67,8 @@
       $('logs-pause').textContent = 'Resume';
       status('Paused.');
     } else {
-      state.running = true;
-      $('logs-pause').textContent = 'Pause';
       status('');
-      poll();
+      run();
     }
   }
 

@@ -9,7 +9,8 @@
   const interval = 5000;
   const keptSamples = 120;
   const svgNS = 'http://www.w3.org/2000/svg';
-  const state = { samples: [], timer: null, selected: null, running: false };
+  // `loop` numbers each run of the readings: one left or replaced drops its late answer.
+  const state = { samples: [], timer: null, selected: null, loop: 0 };
 
   // One line of the text format: name, labels and value (`# ...` lines and others are skipped).
   function parseLine(line) {
@@ -162,25 +163,34 @@
     renderCharts();
   }
 
-  async function read() {
+  async function read(loop) {
     state.timer = null;
     try {
       const text = await request('GET', api + '/metrics');
+      if (loop !== state.loop) return;
       state.samples.push(sample(String(text)));
       if (state.samples.length > keptSamples) state.samples.shift();
       renderTable();
       renderCharts();
     } catch (error) {
+      if (loop !== state.loop) return;
       status(error.message, true);
     }
-    if (state.running) state.timer = setTimeout(read, interval);
+    state.timer = setTimeout(() => read(loop), interval);
   }
 
   function stop() {
-    state.running = false;
+    state.loop += 1;
     if (state.timer) clearTimeout(state.timer);
     state.timer = null;
   }
 
-  register({ name: 'metrics', label: 'Metrics', section: 'metrics-view', open: async () => { stop(); state.running = true; read(); }, leave: stop });
+  function start() {
+    stop();
+    // Readings an earlier visit left are minutes apart from the next: the charts start again.
+    state.samples = [];
+    read(state.loop);
+  }
+
+  register({ name: 'metrics', label: 'Metrics', section: 'metrics-view', open: async () => start(), leave: stop });
 })();
