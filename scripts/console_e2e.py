@@ -264,7 +264,7 @@ def main():
         nav("metrics", (By.CSS_SELECTOR, "#metrics-table button"))
         wait.until(EC.text_to_be_present_in_element((By.ID, "metrics-table"), "function hello (production)"))
         driver.find_element(By.CSS_SELECTOR, 'button[aria-label="Chart function hello (production)"]').click()
-        # The charts are drawn from the second reading on (five seconds).
+        # This minute counted the calls above: a marker on each chart that counted something.
         wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#metrics-charts svg.chart circle")))
         shot("18-metrics")
 

@@ -99,7 +99,7 @@ public enum FunctionHostServer {
     /// The services routes use, over opened databases: the hooked data service, the deployer
     /// with each environment's code loaded, users, files, metrics and logs.
     static func makeServices(configuration: HostConfiguration, databases: Databases, logger: Logger) async throws -> Services {
-        let metrics = HostMetrics()
+        let metrics = HostMetrics(now: configuration.clock)
         // Every route and data API uses the hooked service: no write path can miss a hook.
         let engines = databases.engines
         var plain = DataService(
@@ -350,10 +350,12 @@ public enum FunctionHostServer {
         let console = RouteCollection(context: HostRequestContext.self)
         let group = console.group().add(middleware: ConsoleAuthMiddleware(sessions: sessions, proxies: configuration.trustedProxies))
         consoleRoutes.registerSession(on: group)
-        // The console's own: a function tried as a user (its session made here, never the
-        // page's), and the metrics its charts are drawn from.
+        // The console's own: a function tried as a user (the host acting for that user, no token
+        // made), and the metrics its table and charts (each minute of the last hour) are drawn from.
         ConsoleInvokeRoute(invoker: routes.services.invoker, limiter: routes.limiter).register(on: group)
         metricsRoutes(routes.services).register(on: group)
+        let history = routes.services.metrics.history
+        group.get("metrics/history") { _, _ in ConsoleRoutes.answer(history.json) }
         routes.register(on: group.group("1.1"))
         router.addRoutes(console, atPath: "console/api")
     }

@@ -35,6 +35,7 @@ import Testing
         (.put, "/console/api/1.1/schemas/Todo", ["schema": ["title": ["hidden": true]]]),
         (.get, "/console/api/1.1/roles", nil),
         (.get, "/console/api/metrics", nil),
+        (.get, "/console/api/metrics/history", nil),
         (.get, "/console/api/1.1/engine/timers", nil),
         (.post, "/console/api/1.1/engine/timers/nightly/run", [:]),
         (.get, "/console/api/1.1/engine/cloud-queue/tasks", nil),

@@ -1,16 +1,17 @@
-// Metrics drawn as charts. The host counts in Prometheus histograms (GET /console/api/metrics,
-// its /metrics text); the page reads them every five seconds while it is open, and draws for one
-// function or route the calls, errors, and p50/p99 latency of each interval between two readings
-// (SVG drawn here, no library). The table gives every series' totals since the host started.
+// Metrics drawn as charts. The table gives every function's and route's totals since the host
+// started, from its Prometheus histograms (GET /console/api/metrics, its /metrics text); the
+// charts draw one of them per minute over the last hour (GET /console/api/metrics/history):
+// calls, errors, and p50/p99 latency, as SVG drawn here (no library). Both are read again every
+// ten seconds while the page is open.
 'use strict';
 
 (function () {
   const { api, $, status, element, button, request, fillTable, register } = window.FHConsole;
-  const interval = 5000;
-  const keptSamples = 120;
+  const interval = 10000;
+  const minutes = 60;
   const svgNS = 'http://www.w3.org/2000/svg';
   // `loop` numbers each run of the readings: one left or replaced drops its late answer.
-  const state = { samples: [], timer: null, selected: null, loop: 0 };
+  const state = { totals: null, history: null, timer: null, selected: null, loop: 0 };
 
   // One line of the text format: name, labels and value (`# ...` lines and others are skipped).
   function parseLine(line) {
@@ -24,7 +25,7 @@
   }
 
   // The histograms of functions and routes, summed per function (or route) and environment.
-  function sample(text) {
+  function totals(text) {
     const groups = new Map();
     const kinds = {
       functionhost_function_duration_seconds: (l) => ['function ' + l.function + ' (' + l.environment + ')', l.outcome !== 'ok'],
@@ -46,7 +47,7 @@
         group.buckets.set(le, (group.buckets.get(le) || 0) + parsed.value);
       }
     }
-    return { time: new Date(), groups };
+    return { groups };
   }
 
   // The q-quantile (seconds) of cumulative bucket counts, linear within its bucket.
@@ -69,18 +70,12 @@
     return lower;
   }
 
-  function minus(later, earlier) {
-    const buckets = new Map();
-    for (const [bound, count] of later.buckets) buckets.set(bound, count - ((earlier && earlier.buckets.get(bound)) || 0));
-    return { calls: later.calls - ((earlier && earlier.calls) || 0), errors: later.errors - ((earlier && earlier.errors) || 0), buckets };
-  }
-
   function milliseconds(seconds) {
     return seconds === null ? '—' : (seconds * 1000).toFixed(seconds < 0.01 ? 2 : 1) + ' ms';
   }
 
   function renderTable() {
-    const latest = state.samples[state.samples.length - 1];
+    const latest = state.totals;
     // Functions first, then routes, each by name.
     const keys = Array.from(latest.groups.keys()).sort((a, b) => (a.startsWith('function ') === b.startsWith('function ') ? a.localeCompare(b) : a.startsWith('function ') ? -1 : 1));
     fillTable($('metrics-table'), keys, (key) => {
@@ -99,7 +94,7 @@
     return el;
   }
 
-  // One chart: a line per series over the intervals, its largest value on the axis.
+  // One chart: a line per series over the minutes, its largest value on the axis.
   function chart(title, lines, format, times) {
     const width = 560;
     const height = 150;
@@ -120,42 +115,59 @@
     label(title, { x: pad.left, y: 14, class: 'chart-title' });
     label(format(top), { x: pad.left - 6, y: pad.top + 4, 'text-anchor': 'end' });
     label(format(0), { x: pad.left - 6, y: y(0), 'text-anchor': 'end' });
-    const clock = (time) => time.toLocaleTimeString([], { hour12: false });
+    const clock = (time) => time.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', hour12: false });
     label(clock(times[0]), { x: pad.left, y: height - 6 });
     label(clock(times[times.length - 1]), { x: width - pad.right, y: height - 6, 'text-anchor': 'end' });
     lines.forEach((line, index) => {
       const points = line.values.map((value, at) => (value === null ? null : [x(at), y(value)])).filter((point) => point);
       if (points.length) root.append(svg('polyline', { points: points.map((point) => point.join(',')).join(' '), class: 'series series-' + index }));
-      // A marker per interval: one interval alone is a point, not yet a line.
-      for (const [cx, cy] of points) root.append(svg('circle', { cx, cy, r: 2.5, class: 'series series-' + index }));
+      // A marker on each minute that counted something: one such minute alone is a point, not a line.
+      line.values.forEach((value, at) => {
+        if (value) root.append(svg('circle', { cx: x(at), cy: y(value), r: 2.5, class: 'series series-' + index }));
+      });
       label(line.name, { x: width - pad.right - 60 * (lines.length - index), y: 14, class: 'series-label series-' + index });
     });
     return root;
   }
 
+  // The name a history series has in the table.
+  function historyKey(series) {
+    return (series.kind === 'function' ? 'function ' : '') + series.name + ' (' + series.environment + ')';
+  }
+
+  // A minute's buckets (each bucket's own count) as the cumulative counts quantile() reads.
+  function cumulative(buckets, bounds) {
+    const map = new Map();
+    let total = 0;
+    buckets.forEach((count, index) => {
+      total += count;
+      map.set(index < bounds.length ? bounds[index] : Infinity, total);
+    });
+    return map;
+  }
+
   function renderCharts() {
     const key = state.selected;
-    const intervals = [];
-    for (let at = 1; at < state.samples.length; at++) {
-      const later = state.samples[at].groups.get(key);
-      intervals.push(later ? minus(later, state.samples[at - 1].groups.get(key)) : { calls: 0, errors: 0, buckets: new Map() });
-    }
-    $('metrics-chart-title').textContent = key ? key + ', every ' + interval / 1000 + ' s' : 'No series yet';
+    const history = state.history || { bounds: [], minutes: [] };
+    $('metrics-chart-title').textContent = key ? key + ', per minute, the last hour' : 'Nothing counted yet';
     const charts = $('metrics-charts');
-    if (!key || intervals.length === 0) {
-      charts.replaceChildren(element('p', 'The charts start at the second reading (' + interval / 1000 + ' s).', 'hint'));
-      return;
+    if (!key) { charts.replaceChildren(); return; }
+    // The hour's minutes up to now, each with this series' counts (none: no calls that minute).
+    const last = Math.max(Math.floor(Date.now() / 60000) * 60, ...history.minutes.map((minute) => minute.start));
+    const byStart = new Map(history.minutes.map((minute) => [minute.start, minute]));
+    const times = [];
+    const counts = [];
+    for (let start = last - (minutes - 1) * 60; start <= last; start += 60) {
+      times.push(new Date(start * 1000));
+      const minute = byStart.get(start);
+      counts.push(minute ? minute.series.find((series) => historyKey(series) === key) : undefined);
     }
     const count = (value) => String(Math.round(value));
-    const times = state.samples.slice(1).map((reading) => reading.time);
+    const latency = (q) => counts.map((series) => (series && series.calls ? quantile(cumulative(series.buckets, history.bounds), q) : null));
     charts.replaceChildren(
-      chart('Calls', [{ name: 'calls', values: intervals.map((i) => i.calls) }], count, times),
-      chart('Errors', [{ name: 'errors', values: intervals.map((i) => i.errors) }], count, times),
-      chart('Latency', [
-        { name: 'p50', values: intervals.map((i) => quantile(i.buckets, 0.5)) },
-        { name: 'p99', values: intervals.map((i) => quantile(i.buckets, 0.99)) },
-      ], milliseconds, times));
-    charts.dataset.intervals = String(intervals.length);
+      chart('Calls', [{ name: 'calls', values: counts.map((series) => (series ? series.calls : 0)) }], count, times),
+      chart('Errors', [{ name: 'errors', values: counts.map((series) => (series ? series.errors : 0)) }], count, times),
+      chart('Latency', [{ name: 'p50', values: latency(0.5) }, { name: 'p99', values: latency(0.99) }], milliseconds, times));
   }
 
   function select(key) {
@@ -166,10 +178,10 @@
   async function read(loop) {
     state.timer = null;
     try {
-      const text = await request('GET', api + '/metrics');
+      const [text, history] = await Promise.all([request('GET', api + '/metrics'), request('GET', api + '/metrics/history')]);
       if (loop !== state.loop) return;
-      state.samples.push(sample(String(text)));
-      if (state.samples.length > keptSamples) state.samples.shift();
+      state.totals = totals(String(text));
+      state.history = history;
       renderTable();
       renderCharts();
     } catch (error) {
@@ -187,8 +199,6 @@
 
   function start() {
     stop();
-    // Readings an earlier visit left are minutes apart from the next: the charts start again.
-    state.samples = [];
     read(state.loop);
   }
 

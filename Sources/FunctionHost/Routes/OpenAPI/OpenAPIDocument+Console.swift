@@ -35,6 +35,10 @@ extension OpenAPIDocument {
                 "get", "/console/api/metrics", prefixed: false, tag: tag,
                 "The host's metrics in Prometheus's text format (as GET /metrics), which the console's charts read.",
                 access: .console, answer: nil),
+            APIOperation(
+                "get", "/console/api/metrics/history", prefixed: false, tag: tag,
+                "Each function's and route's calls, errors and latency buckets per minute, the last hour (the console's charts).",
+                access: .console, answer: APIOperation.object(["bounds": "array", "minutes": "array"])),
         ]
     }
 }
