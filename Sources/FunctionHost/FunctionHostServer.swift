@@ -99,7 +99,7 @@ public enum FunctionHostServer {
     /// The services routes use, over opened databases: the hooked data service, the deployer
     /// with each environment's code loaded, users, files, metrics and logs.
     static func makeServices(configuration: HostConfiguration, databases: Databases, logger: Logger) async throws -> Services {
-        let metrics = HostMetrics()
+        let metrics = HostMetrics(now: configuration.clock)
         // Every route and data API uses the hooked service: no write path can miss a hook.
         let engines = databases.engines
         var plain = DataService(
@@ -266,6 +266,16 @@ public enum FunctionHostServer {
         return router
     }
 
+    /// `/metrics` as the main port serves it (behind the master key, or the console's session):
+    /// the pools' and realtime gauges, and the queue's waiting tasks read from the database.
+    static func metricsRoutes(_ services: Services) -> MetricsRoutes {
+        var routes = MetricsRoutes(metrics: services.metrics) {
+            [environments = services.deployer.environments, hub = services.liveQuery] in environments.poolGauges() + hub.gauges
+        }
+        routes.stored = { [data = services.data] in await QueueService.waitingGauges(data: data) }
+        return routes
+    }
+
     /// The outer steps every request of a router takes (`EdgeMiddleware`).
     static func edge(_ configuration: HostConfiguration, metrics: HostMetrics) -> EdgeMiddleware {
         EdgeMiddleware(
@@ -309,12 +319,7 @@ public enum FunctionHostServer {
         ).register(on: router)
         RealtimeRouteLookup(publicURL: configuration.publicURL).register(on: router)
         let authenticated = router.group().add(middleware: authentication)
-        var metricsRoutes = MetricsRoutes(metrics: services.metrics) {
-            [environments = services.deployer.environments, hub = services.liveQuery] in environments.poolGauges() + hub.gauges
-        }
-        metricsRoutes.stored = { [data] in await QueueService.waitingGauges(data: data) }
-        metricsRoutes
-            .register(on: authenticated.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
+        metricsRoutes(services).register(on: authenticated.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))
         let routes = APIRoutes(configuration: configuration, services: services, limiter: limiter)
         let (endpoint, fileRoutes, accounts, verification) = (routes.endpoint, routes.fileRoutes, services.accounts, services.verification)
         DialectRoutes(
@@ -351,12 +356,19 @@ public enum FunctionHostServer {
         let consoleRoutes = ConsoleRoutes(sessions: sessions, masterKey: configuration.keys.masterKey, proxies: configuration.trustedProxies)
         consoleRoutes.register(on: router)
         let console = RouteCollection(context: HostRequestContext.self)
-        // The session's own routes hand the page its CSRF token; the API's ask it of every request.
+        // The session's own routes hand the page its CSRF token; every other asks it of every
+        // request, reads too (a GET may run a function).
         consoleRoutes.registerSession(
             on: console.group().add(
                 middleware: ConsoleAuthMiddleware(sessions: sessions, proxies: configuration.trustedProxies, csrfOnReads: false)))
-        routes.register(
-            on: console.group("1.1").add(middleware: ConsoleAuthMiddleware(sessions: sessions, proxies: configuration.trustedProxies)))
+        let group = console.group().add(middleware: ConsoleAuthMiddleware(sessions: sessions, proxies: configuration.trustedProxies))
+        // The console's own: a function tried as a user (the host acting for that user, no token
+        // made), and the metrics its table and charts (each minute of the last hour) are drawn from.
+        ConsoleInvokeRoute(invoker: routes.services.invoker, limiter: routes.limiter).register(on: group)
+        metricsRoutes(routes.services).register(on: group)
+        let history = routes.services.metrics.history
+        group.get("metrics/history") { _, _ in ConsoleRoutes.answer(history.json) }
+        routes.register(on: group.group("1.1"))
         router.addRoutes(console, atPath: "console/api")
     }
 }

@@ -47,7 +47,7 @@ import Testing
         try await TestServer.run { api in
             let page = try await api.get("/console", headers: Headers.none)
             let paths = Self.assetPaths(in: page.text)
-            #expect(paths.count == 2, "\(paths)")
+            #expect(paths.count == 11, "the style and ten scripts: \(paths)")
             for path in paths {
                 let asset = try await api.get(path, headers: Headers.none)
                 #expect(asset.status == .ok, "\(path): \(asset)")

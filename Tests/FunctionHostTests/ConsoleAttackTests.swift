@@ -21,7 +21,29 @@ import Testing
         (.delete, "/console/api/1.1/classes/Todo/abc", nil),
         (.get, "/console/api/1.1/engine/variables?environment=production", nil),
         (.post, "/console/api/1.1/batch", ["requests": []]),
+        // The pages added since: functions and their invocation, deploys, variables, logs, the
+        // schema's permissions, users and roles, metrics, timers and tasks.
+        (.get, "/console/api/1.1/functions/_ops/metadatas", nil),
+        (.post, "/console/api/invoke", ["function": "hello", "environment": "staging"]),
+        (.get, "/console/api/1.1/engine/deploys", nil),
+        (.get, "/console/api/1.1/engine/environments", nil),
+        (.post, "/console/api/1.1/engine/promote", [:]),
+        (.post, "/console/api/1.1/engine/rollback", ["environment": "production"]),
+        (.put, "/console/api/1.1/engine/variables", ["environment": "production", "set": ["PLANTED": "yes"]]),
+        (.get, "/console/api/1.1/engine/logs?environment=production", nil),
+        (.get, "/console/api/1.1/schemas/Todo/permissions", nil),
+        (.put, "/console/api/1.1/schemas/Todo", ["schema": ["title": ["hidden": true]]]),
+        (.get, "/console/api/1.1/roles", nil),
+        (.get, "/console/api/metrics", nil),
+        (.get, "/console/api/metrics/history", nil),
+        (.get, "/console/api/1.1/engine/timers", nil),
+        (.post, "/console/api/1.1/engine/timers/nightly/run", [:]),
+        (.get, "/console/api/1.1/engine/cloud-queue/tasks", nil),
+        (.post, "/console/api/1.1/engine/cloud-queue/tasks/abc/retry", [:]),
     ]
+
+    /// The probes that change something.
+    static var changes: [(HTTPRequest.Method, String, JSONValue?)] { probes.filter { $0.0 != .get } }
 
     @Test func withoutALiveSessionEveryRequestIsRefused() async throws {
         let clock = TestClock()
@@ -110,6 +132,40 @@ import Testing
             // And a login from another site is refused before the key is looked at.
             expectError(try await ConsoleBrowser.login(api, origin: "https://evil.example").0, code: 403, status: .forbidden)
             expectError(try await ConsoleBrowser.login(api, origin: nil).0, code: 403, status: .forbidden)
+        }
+    }
+
+    /// Every change of every page needs the session's CSRF token and the console's own origin;
+    /// every read refuses a request another site started. Nothing is changed by the refused ones.
+    @Test func everyPagesChangesNeedTheTokenAndTheOrigin() async throws {
+        try await TestServer.run { api in
+            let browser = try await ConsoleBrowser.loggedIn(api)
+            _ = try await api.create("Todo", ["title": "kept"], headers: Headers.master)
+            let before = try await api.get("/1.1/engine/environments", headers: Headers.master)
+            for (method, path, body) in Self.changes {
+                let refusals: [(String, HTTPFields, String)] = [
+                    ("no token", browser.headers(csrf: .some(nil)), "X-Console-CSRF"),
+                    ("another session's token", browser.headers(csrf: .some(String(repeating: "0", count: 64))), "X-Console-CSRF"),
+                    ("another site", browser.headers(origin: "https://evil.example"), "Cross-site"),
+                    ("a cross-site fetch", browser.headers(origin: nil, extra: [("Sec-Fetch-Site", "cross-site")]), "Cross-site"),
+                ]
+                for (what, headers, message) in refusals {
+                    let reply = try await browser.send(method, path, body, headers: headers)
+                    expectError(reply, code: 403, status: .forbidden)
+                    #expect(reply["error"]?.stringValue?.contains(message) == true, "\(what) \(path): \(reply)")
+                }
+            }
+            for (method, path, _) in Self.probes where method == .get {
+                let reply = try await browser.send(method, path, headers: browser.headers(origin: nil, extra: [("Sec-Fetch-Site", "cross-site")]))
+                expectError(reply, code: 403, status: .forbidden)
+            }
+            // Nothing changed: no variable planted, no field hidden, the same versions.
+            let variables = try await api.get("/1.1/engine/variables?environment=production", headers: Headers.master)
+            #expect(variables["variables"] == [:], "\(variables)")
+            let permissions = try await api.get("/1.1/schemas/Todo/permissions", headers: Headers.master)
+            #expect(permissions["schema"]?["title"] == nil, "\(permissions)")
+            #expect(try await api.get("/1.1/engine/environments", headers: Headers.master).json == before.json)
+            #expect(try await api.find("Todo").results.first?["title"] == "kept")
         }
     }
 

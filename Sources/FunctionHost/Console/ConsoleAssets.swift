@@ -18,7 +18,7 @@ struct ConsoleAssets: Sendable {
 
     /// The page (`/console`).
     let page: Asset
-    /// The script and style by their hashed names (`console-1a2b3c4d5e6f7a8b.js`).
+    /// The scripts and style by their hashed names (`console-1a2b3c4d5e6f7a8b.js`).
     let files: [String: Asset]
 
     /// The Content-Security-Policy of every console answer: nothing but the console's own
@@ -27,21 +27,33 @@ struct ConsoleAssets: Sendable {
         "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
         + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
-    /// The assets as built into the binary.
+    /// The assets as built into the binary: the core script first (requests, login, the views'
+    /// switching), then one script per page, each registering its view with the core.
     static let embedded = ConsoleAssets(
-        html: PackageResources.console_html, script: PackageResources.console_js, style: PackageResources.console_css)
+        html: PackageResources.console_html,
+        scripts: [
+            PackageResources.console_js, PackageResources.console_data_js, PackageResources.console_schema_js,
+            PackageResources.console_users_js, PackageResources.console_functions_js, PackageResources.console_deploys_js,
+            PackageResources.console_variables_js, PackageResources.console_logs_js, PackageResources.console_metrics_js,
+            PackageResources.console_queue_js,
+        ],
+        style: PackageResources.console_css)
 
-    init(html: [UInt8], script: [UInt8], style: [UInt8]) {
-        let scriptName = "console-\(Self.hash(script)).js"
+    init(html: [UInt8], scripts: [[UInt8]], style: [UInt8]) {
         let styleName = "console-\(Self.hash(style)).css"
+        var files = [styleName: Self.asset(style, "text/css; charset=utf-8")]
+        var tags: [String] = []
+        for script in scripts {
+            let name = "console-\(Self.hash(script)).js"
+            files[name] = Self.asset(script, "text/javascript; charset=utf-8")
+            // Deferred scripts run in the page's order, after it is parsed.
+            tags.append("<script src=\"/console/assets/\(name)\" defer></script>")
+        }
         let page = String(decoding: html, as: UTF8.self)
-            .replacingOccurrences(of: "{{script}}", with: "/console/assets/\(scriptName)")
+            .replacingOccurrences(of: "{{scripts}}", with: tags.joined(separator: "\n"))
             .replacingOccurrences(of: "{{style}}", with: "/console/assets/\(styleName)")
         self.page = Self.asset(Array(page.utf8), "text/html; charset=utf-8")
-        files = [
-            scriptName: Self.asset(script, "text/javascript; charset=utf-8"),
-            styleName: Self.asset(style, "text/css; charset=utf-8"),
-        ]
+        self.files = files
     }
 
     /// The answer for `asset`: 304 when the client holds it already.

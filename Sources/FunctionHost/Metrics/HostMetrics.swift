@@ -1,3 +1,4 @@
+import Foundation
 import CoreMetrics
 import Metrics
 import Prometheus
@@ -30,8 +31,12 @@ public final class HostMetrics: Sendable {
         .seconds(600),
     ]
 
-    /// Creates empty metrics.
-    init() {
+    /// Each function's and route's counts per minute, the last hour (the console's charts).
+    let history: MetricsHistory
+
+    /// Creates empty metrics, the history's minutes on `now`'s clock.
+    init(now: @escaping @Sendable () -> Date = { Date() }) {
+        history = MetricsHistory(now: now)
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = Self.buckets
         factory.durationHistogramBuckets["functionhost_queue_delay_seconds"] = Self.queueDelayBuckets
@@ -46,6 +51,7 @@ public final class HostMetrics: Sendable {
         let series = requests.withLock { $0[key] } ?? newRequestSeries(key)
         series.timer.record(duration: duration)
         series.errors?.increment()
+        history.record(.init(kind: "route", name: method + " " + route, environment: environment), failed: status >= 500, duration: duration)
     }
 
     /// One call of a cloud function; `outcome` is `ok`, `error` (it threw for its caller),
@@ -62,6 +68,7 @@ public final class HostMetrics: Sendable {
                 return timer
             }()
         timer.record(duration: duration)
+        history.record(.init(kind: "function", name: name, environment: environment), failed: outcome != "ok", duration: duration)
     }
 
     /// The labels of a request's series (route, method, status, environment) or of a

@@ -23,6 +23,22 @@ extension OpenAPIDocument {
             APIOperation(
                 "post", "/console/api/logout", prefixed: false, tag: tag, "End the session.", access: .console,
                 answer: APIOperation.object(["loggedOut": "boolean"])),
+            APIOperation(
+                "post", "/console/api/invoke", prefixed: false, tag: tag,
+                "Invoke a function in staging or production, as the master key or as the user `user` (an objectId; the host acts for "
+                    + "that user for this call, no session token is made): its result or error, and the call's log lines.",
+                access: .console,
+                body: APIOperation.object(
+                    ["function": "string", "params": "object", "environment": "string", "user": "string"], required: ["function"]),
+                answer: APIOperation.object(["environment": "string", "result": "object", "error": "object", "logs": "array"])),
+            APIOperation(
+                "get", "/console/api/metrics", prefixed: false, tag: tag,
+                "The host's metrics in Prometheus's text format (as GET /metrics), which the console's charts read.",
+                access: .console, answer: nil),
+            APIOperation(
+                "get", "/console/api/metrics/history", prefixed: false, tag: tag,
+                "Each function's and route's calls, errors and latency buckets per minute, the last hour (the console's charts).",
+                access: .console, answer: APIOperation.object(["bounds": "array", "minutes": "array"])),
         ]
     }
 }
