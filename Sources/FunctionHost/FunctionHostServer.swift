@@ -282,6 +282,12 @@ public enum FunctionHostServer {
         router.add(middleware: edge(configuration, metrics: services.metrics))
         let limiter = RateLimiter(configuration.rateLimits)
         if limiter.limitsClients { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
+        let downloads = FileDownloads(
+            files: services.files, thumbnails: FileThumbnails(store: services.thumbnails), redirects: configuration.filesRedirect)
+        // The file domain's requests are files only, before anything else could route them.
+        if let domain = configuration.fileDomain {
+            router.add(middleware: FileDomainMiddleware(domain: domain, downloads: downloads))
+        }
         // The app's own web pages go to its engine, counted, logged and limited as the API is.
         if configuration.engineWeb != EngineWebRoutes() {
             router.add(
@@ -300,9 +306,7 @@ public enum FunctionHostServer {
         // it. `RouteAccessTests` checks the open list.
         EngineRoutes().register(on: router)
         OpenAPIRoutes(version: EngineRoutes.version).register(on: router)
-        FileDownloads(
-            files: services.files, thumbnails: FileThumbnails(store: services.thumbnails), redirects: configuration.filesRedirect
-        ).register(on: router)
+        downloads.register(on: router)
         RealtimeRouteLookup(publicURL: configuration.publicURL).register(on: router)
         let authenticated = router.group().add(middleware: authentication)
         var metricsRoutes = MetricsRoutes(metrics: services.metrics) {
