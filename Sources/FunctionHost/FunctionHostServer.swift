@@ -169,7 +169,9 @@ public enum FunctionHostServer {
             counter: SendCounter(data: data, limits: protection.limits, now: configuration.clock),
             captchas: Captchas(data: data, secret: codeSecret, now: configuration.clock), protection: protection)
         let content: any FileContentStore
-        if let s3 = configuration.s3Files {
+        if let s3 = configuration.s3Files, configuration.filesFallBackToDisk {
+            content = FallbackFileStore(primary: S3FileStore(settings: s3), fallback: try LocalFileStore(directory: configuration.filesDirectory))
+        } else if let s3 = configuration.s3Files {
             content = S3FileStore(settings: s3)
         } else {
             content = try LocalFileStore(directory: configuration.filesDirectory)

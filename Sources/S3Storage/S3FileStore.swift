@@ -8,10 +8,12 @@ import NIOCore
 /// itself through a presigned URL.
 package struct S3FileStore: FileContentStore {
     private let client: S3Client
+    private let listing: S3Listing
 
     /// A store over the bucket `settings` name.
     public init(settings: S3Settings) {
         client = S3Client(settings: settings)
+        listing = S3Listing(settings: settings)
     }
 
     package func beginUpload(key: String) async throws(DataAPIError) -> any FileContentUpload {
@@ -59,6 +61,23 @@ package struct S3FileStore: FileContentStore {
             try await client.delete(key: key)
         } catch {
             throw Self.mapped(error)
+        }
+    }
+
+    package func listKeys(after cursor: String?, limit: Int) async throws(DataAPIError) -> [StoredKey] {
+        // Objects under the prefix that are no key of ours are skipped, page after page: an
+        // empty answer is the end of the listing.
+        var cursor = cursor
+        while true {
+            let page: [StoredKey]
+            do {
+                page = try await listing.page(after: cursor, limit: limit)
+            } catch {
+                throw Self.mapped(error)
+            }
+            let ours = page.filter { LocalFileStore.isValidKey($0.key) }
+            guard ours.isEmpty, let last = page.last else { return ours }
+            cursor = last.key
         }
     }
 

@@ -47,6 +47,11 @@ struct FileOptions: ParsableArguments {
     var filesURL: String?
 
     @Flag(
+        name: .customLong("files-s3-fallback"),
+        help: "While files move to the bucket (functionhost files migrate): read a key the bucket lacks from the data directory; new files go to the bucket, deletes remove both copies.")
+    var s3Fallback = false
+
+    @Flag(
         name: .customLong("files-redirect"),
         help: "Answer GET /files/... with a redirect to a presigned URL of the bucket (valid 5 minutes) instead of streaming the bytes.")
     var filesRedirect = false
@@ -64,6 +69,10 @@ struct FileOptions: ParsableArguments {
             throw ValidationError("--files-redirect needs a bucket (--files-s3-endpoint and --files-s3-bucket).")
         }
         configuration.filesRedirect = filesRedirect
+        if s3Fallback, configuration.s3Files == nil {
+            throw ValidationError("--files-s3-fallback needs a bucket (--files-s3-endpoint and --files-s3-bucket).")
+        }
+        configuration.filesFallBackToDisk = s3Fallback
         if let megabytes = thumbnailCacheMegabytes {
             guard megabytes >= 0 else { throw ValidationError("--thumbnail-cache-mb must be at least 0.") }
             configuration.thumbnails.cacheBytes = megabytes * 1024 * 1024
