@@ -169,10 +169,13 @@ public enum FunctionHostServer {
             counter: SendCounter(data: data, limits: protection.limits, now: configuration.clock),
             captchas: Captchas(data: data, secret: codeSecret, now: configuration.clock), protection: protection)
         let content: any FileContentStore
-        if let s3 = configuration.s3Files, configuration.filesFallBackToDisk {
-            content = FallbackFileStore(primary: S3FileStore(settings: s3), fallback: try LocalFileStore(directory: configuration.filesDirectory))
-        } else if let s3 = configuration.s3Files {
-            content = S3FileStore(settings: s3)
+        if let s3 = configuration.s3Files {
+            let store = S3FileStore(
+                settings: s3, spoolDirectory: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("files-spool"),
+                logger: logger)
+            try await checkBucket(of: store, logger: logger)
+            // While files move from disk (`files migrate`), a key the bucket lacks is read there.
+            content = configuration.filesFallBackToDisk ? FallbackFileStore(primary: store, fallback: try LocalFileStore(directory: configuration.filesDirectory)) : store
         } else {
             content = try LocalFileStore(directory: configuration.filesDirectory)
         }
@@ -337,7 +340,10 @@ public enum FunctionHostServer {
             .register(on: api.group().add(middleware: HookCallMiddleware(authentication: authentication)))
         routes.register(on: api.group().add(middleware: authentication))
         for version in Self.apiVersions { router.addRoutes(api, atPath: RouterPath(version)) }
-        if configuration.console.placement == .main { registerConsole(on: router, routes: routes) }
+        // Never beside the app's own pages on one origin (`ConsoleCommandOptions` refuses it).
+        if configuration.console.placement == .main, configuration.engineWeb.prefixes.isEmpty {
+            registerConsole(on: router, routes: routes)
+        }
         return router
     }
 
@@ -345,13 +351,17 @@ public enum FunctionHostServer {
     /// `/console/api/1.1` behind its session, as the master key: one route code for both doors.
     static func registerConsole(on router: Router<HostRequestContext>, routes: APIRoutes) {
         let configuration = routes.configuration
-        let sessions = ConsoleSessions(data: routes.services.data, options: configuration.console, now: configuration.clock)
+        let sessions = ConsoleSessions(
+            data: routes.services.data, options: configuration.console, masterKey: configuration.keys.masterKey, now: configuration.clock)
         let consoleRoutes = ConsoleRoutes(sessions: sessions, masterKey: configuration.keys.masterKey, proxies: configuration.trustedProxies)
         consoleRoutes.register(on: router)
         let console = RouteCollection(context: HostRequestContext.self)
-        let group = console.group().add(middleware: ConsoleAuthMiddleware(sessions: sessions, proxies: configuration.trustedProxies))
-        consoleRoutes.registerSession(on: group)
-        routes.register(on: group.group("1.1"))
+        // The session's own routes hand the page its CSRF token; the API's ask it of every request.
+        consoleRoutes.registerSession(
+            on: console.group().add(
+                middleware: ConsoleAuthMiddleware(sessions: sessions, proxies: configuration.trustedProxies, csrfOnReads: false)))
+        routes.register(
+            on: console.group("1.1").add(middleware: ConsoleAuthMiddleware(sessions: sessions, proxies: configuration.trustedProxies)))
         router.addRoutes(console, atPath: "console/api")
     }
 }

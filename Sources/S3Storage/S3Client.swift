@@ -26,12 +26,15 @@ struct S3Client: Sendable {
     /// misconfigured: the region), no decompression, and connect and read timeouts so an
     /// unresponsive store costs a clear error, never a hang. A `static let` is never
     /// deinitialised, so it needs no shutdown.
-    private static let http = makeClient(connections: 64)
-    private static let bodies = makeClient(connections: 512)
+    private static let http = makeClient(connections: 64, read: .seconds(30))
+    /// A body's reads wait while the host's client pauses its download (the host reads the
+    /// store only as fast as its client takes the bytes): 10 minutes, not 30 s, before a
+    /// paused download is cut.
+    private static let bodies = makeClient(connections: 512, read: .minutes(10))
 
-    private static func makeClient(connections: Int) -> HTTPClient {
+    private static func makeClient(connections: Int, read: TimeAmount) -> HTTPClient {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(30))
+        configuration.timeout = .init(connect: .seconds(10), read: read)
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = connections
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
@@ -42,8 +45,15 @@ struct S3Client: Sendable {
         signer = SigV4(accessKey: settings.accessKey, secretKey: settings.secretKey, region: settings.region)
     }
 
+    /// A request's body: bytes in memory (the small XML of a completion), or a part gathered in
+    /// a spool file, with its SHA-256 (signed) computed as it was written.
+    enum Payload: Sendable {
+        case bytes(ByteBuffer)
+        case spooled(SpoolFile, length: Int, sha256: String)
+    }
+
     /// PutObject: `body` as the whole object.
-    func put(key: String, body: ByteBuffer) async throws(S3Error) {
+    func put(key: String, body: Payload) async throws(S3Error) {
         let response = try await send("PUT", key: key, body: body)
         try await Self.expect(response, "PutObject")
     }
@@ -59,7 +69,7 @@ struct S3Client: Sendable {
     }
 
     /// UploadPart: the part's ETag.
-    func uploadPart(key: String, uploadId: String, number: Int, body: ByteBuffer) async throws(S3Error) -> String {
+    func uploadPart(key: String, uploadId: String, number: Int, body: Payload) async throws(S3Error) -> String {
         let response = try await send(
             "PUT", key: key, query: [("partNumber", String(number)), ("uploadId", uploadId)], body: body)
         try await Self.expect(response, "UploadPart")
@@ -76,7 +86,7 @@ struct S3Client: Sendable {
             xml += "<Part><PartNumber>\(index + 1)</PartNumber><ETag>\(Self.escape(etag))</ETag></Part>"
         }
         xml += "</CompleteMultipartUpload>"
-        let response = try await send("POST", key: key, query: [("uploadId", uploadId)], body: ByteBuffer(string: xml))
+        let response = try await send("POST", key: key, query: [("uploadId", uploadId)], body: .bytes(ByteBuffer(string: xml)))
         let answer = try await Self.expect(response, "CompleteMultipartUpload")
         // S3 may answer 200 and still fail the completion, in the body.
         if answer.contains("<Error>") { throw Self.failure(status: 200, answer: answer, operation: "CompleteMultipartUpload") }
@@ -91,7 +101,12 @@ struct S3Client: Sendable {
     /// HeadObject: the object's size, nil when there is none.
     func head(key: String) async throws(S3Error) -> Int? {
         let response = try await send("HEAD", key: key)
-        if response.status == .notFound { return nil }
+        if response.status == .notFound {
+            // A HEAD answer has no body to tell a missing object from a missing bucket: asked
+            // again as a GET of one byte, whose error names which.
+            try await checkMissing(key: key)
+            return nil
+        }
         try await Self.expect(response, "HeadObject")
         guard let length = response.headers.first(name: "content-length").flatMap(Int.init) else {
             throw S3Error(.unexpected, "HeadObject answered no Content-Length.")
@@ -114,6 +129,18 @@ struct S3Client: Sendable {
         return response
     }
 
+    /// Throws unless the store says `key` is missing from a bucket that exists and that these
+    /// credentials may read (`NoSuchKey`; an empty 404, which some stores send, counts too).
+    /// A present object (its first byte or its 416) is no error either: it raced the question.
+    func checkMissing(key: String) async throws(S3Error) {
+        let response = try await send("GET", key: key, headers: [("range", "bytes=0-0")])
+        let answer = await Self.text(of: response)
+        let status = Int(response.status.code)
+        if (200..<300).contains(status) || status == 416 { return }
+        if status == 404, Self.element("Code", in: answer) == "NoSuchKey" || answer.isEmpty { return }
+        throw Self.failure(status: status, answer: answer, operation: "GetObject")
+    }
+
     /// DeleteObject; deleting what isn't there is no error.
     func delete(key: String) async throws(S3Error) {
         let response = try await send("DELETE", key: key)
@@ -129,16 +156,24 @@ struct S3Client: Sendable {
 
     /// Sends one signed request about `key`.
     private func send(
-        _ method: String, key: String, query: [(String, String)] = [], headers: [(String, String)] = [], body: ByteBuffer? = nil,
+        _ method: String, key: String, query: [(String, String)] = [], headers: [(String, String)] = [], body: Payload? = nil,
         through client: HTTPClient = S3Client.http
     ) async throws(S3Error) -> HTTPClientResponse {
         let path = settings.path(ofKey: key)
         var signed = SigV4.Request(method: method, host: settings.host, path: path, query: query, headers: headers)
-        if let body { signed.payloadHash = StoredContent.hex(body.withUnsafeReadableBytes { SHA256.hash(data: $0) }) }
         var request = HTTPClientRequest(url: settings.url(path: path, query: SigV4.canonicalQuery(query)))
+        switch body {
+        case .bytes(let bytes):
+            signed.payloadHash = StoredContent.hex(bytes.withUnsafeReadableBytes { SHA256.hash(data: $0) })
+            request.body = .bytes(bytes)
+        case .spooled(let file, let length, let sha256):
+            signed.payloadHash = sha256
+            request.body = .stream(file.chunks(length: length), length: .known(Int64(length)))
+        case nil:
+            break
+        }
         request.method = HTTPMethod(rawValue: method)
         for (name, value) in signer.headers(for: signed, at: Date()) { request.headers.add(name: name, value: value) }
-        if let body { request.body = .bytes(body) }
         do {
             return try await client.execute(request, timeout: Self.timeout)
         } catch {

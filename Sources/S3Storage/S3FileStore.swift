@@ -1,5 +1,7 @@
 import AsyncHTTPClient
 package import DataAPI
+package import Foundation
+package import Logging
 import NIOCore
 
 /// File content in a bucket of an S3-compatible object store (AWS S3, MinIO, Ceph, R2, OSS's S3
@@ -9,17 +11,33 @@ import NIOCore
 package struct S3FileStore: FileContentStore {
     private let client: S3Client
     private let listing: S3Listing
+    /// Where uploads gather their parts (`SpoolFile`).
+    private let spoolDirectory: URL
+    /// Where the store's own errors go: callers are told only that it failed.
+    private let logger: Logger
 
-    /// A store over the bucket `settings` name.
-    public init(settings: S3Settings) {
+    /// A store over the bucket `settings` name, its uploads' parts gathered in files under
+    /// `spoolDirectory` (created when missing; the system's temporary directory by default).
+    public init(settings: S3Settings, spoolDirectory: URL? = nil, logger: Logger = Logger(label: "functionhost.s3")) {
         client = S3Client(settings: settings)
         listing = S3Listing(settings: settings)
+        self.spoolDirectory = spoolDirectory ?? FileManager.default.temporaryDirectory
+        self.logger = logger
+    }
+
+    /// Checks that the bucket exists and the credentials may read it, with one request; throws
+    /// the store's error as it came (for the operator starting a host).
+    public func checkBucket() async throws(S3Error) {
+        try await client.checkMissing(key: ".functionhost-bucket-check")
     }
 
     package func beginUpload(key: String) async throws(DataAPIError) -> any FileContentUpload {
         guard LocalFileStore.isValidKey(key) else { throw DataAPIError(.fileStoreFailure, "Invalid file key '\(key)'.") }
-        return S3Upload(client: client, key: key)
+        try? FileManager.default.createDirectory(at: spoolDirectory, withIntermediateDirectories: true)
+        return S3Upload(client: client, key: key, spool: try SpoolFile(in: spoolDirectory), logger: logger)
     }
+
+    package var provider: (name: String, bucket: String) { ("s3", client.settings.bucket) }
 
     package func size(ofKey key: String) async throws(DataAPIError) -> Int? {
         // A key that is not ours names nothing: `..`, `/`, escapes never reach the store.
@@ -27,7 +45,7 @@ package struct S3FileStore: FileContentStore {
         do {
             return try await client.head(key: key)
         } catch {
-            throw Self.mapped(error)
+            throw Self.mapped(error, logger: logger)
         }
     }
 
@@ -38,7 +56,7 @@ package struct S3FileStore: FileContentStore {
             guard let answer = try await client.get(key: key, range: range) else { return nil }
             body = answer.body
         } catch {
-            throw Self.mapped(error)
+            throw Self.mapped(error, logger: logger)
         }
         return FileContentStream(length: range.count) { each in
             var sent = 0
@@ -60,7 +78,7 @@ package struct S3FileStore: FileContentStore {
         do {
             try await client.delete(key: key)
         } catch {
-            throw Self.mapped(error)
+            throw Self.mapped(error, logger: logger)
         }
     }
 
@@ -73,7 +91,7 @@ package struct S3FileStore: FileContentStore {
             do {
                 page = try await listing.page(after: cursor, limit: limit)
             } catch {
-                throw Self.mapped(error)
+                throw Self.mapped(error, logger: logger)
             }
             let ours = page.filter { LocalFileStore.isValidKey($0.key) }
             guard ours.isEmpty, let last = page.last else { return ours }
@@ -94,8 +112,10 @@ package struct S3FileStore: FileContentStore {
     }
 
     /// The data layer's error for a store's failure: the store can't serve now (503, code
-    /// 511), with S3's own error code in the message for the operator's log.
-    static func mapped(_ error: S3Error) -> DataAPIError {
-        DataAPIError(.temporarilyUnavailable, "The file store failed: \(error.message)")
+    /// 511). What S3 said (its error code, the endpoint) goes to the operator's log, never to
+    /// the caller, who may be any end user.
+    static func mapped(_ error: S3Error, logger: Logger) -> DataAPIError {
+        logger.error("The S3 file store failed", metadata: ["error": .string(error.message)])
+        return DataAPIError(.temporarilyUnavailable, "The file store is unavailable; try again later.")
     }
 }

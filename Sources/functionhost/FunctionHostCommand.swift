@@ -130,7 +130,6 @@ struct Serve: AsyncParsableCommand {
             configuration.rateLimits.perFunction = rates
         }
         configuration.adminHost = adminHost
-        try console.apply(to: &configuration)
         try users.apply(to: &configuration, environment: environment)
         try messages.apply(to: &configuration, environment: environment)
         try smtp.apply(to: &configuration, environment: environment)
@@ -142,6 +141,7 @@ struct Serve: AsyncParsableCommand {
         try queue.apply(to: &configuration)
         try leaderboards.apply(to: &configuration)
         try engine.apply(to: &configuration)
+        try console.apply(to: &configuration)
         banner.publicURL = configuration.publicURL
         banner.webOrigins = configuration.webOrigins
         banner.mail = SMTPOptions.summary(of: configuration)

@@ -36,7 +36,7 @@ import Testing
                 nil, "fh_console=", "fh_console=\(forged)", "fh_console=\(expired.sessionID)",
                 "fh_console=\(live.sessionID.uppercased())", "fh_console=\(live.sessionID)x", "fh_console=\(String(repeating: "a", count: 5000))",
                 // The record's id (what a leaked database holds) is not a session id.
-                "fh_console=\(ConsoleSessions.key(of: live.sessionID))",
+                "fh_console=\(ConsoleSessions.key(of: live.sessionID, masterKey: TestServer.keys.masterKey))",
                 "other=\(live.sessionID)",
             ]
             for cookie in cookies {
@@ -124,7 +124,7 @@ import Testing
         }
         try await TestServer.run(functions: functions) { api in
             let browser = try await ConsoleBrowser.loggedIn(api)
-            let key = ConsoleSessions.key(of: browser.sessionID)
+            let key = ConsoleSessions.key(of: browser.sessionID, masterKey: TestServer.keys.masterKey)
             let cql = "select * from _ConsoleSession".addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
             let paths = [
                 "/1.1/classes/_ConsoleSession", "/1.1/classes/_ConsoleSession?count=1&limit=0", "/1.1/classes/_ConsoleSession/\(key)",

@@ -49,8 +49,10 @@ import Testing
             let loggedIn = try await HTTPClient.shared.execute(login, timeout: .seconds(30))
             #expect(loggedIn.status == .ok)
             let cookie = try #require(loggedIn.headers["Set-Cookie"].first?.split(separator: ";").first.map(String.init))
+            let answer = try JSONValue(parsing: try await loggedIn.body.collect(upTo: 1 << 16).readableBytesView)
             var schemas = HTTPClientRequest(url: base + "/console/api/1.1/schemas")
             schemas.headers.add(name: "Cookie", value: cookie)
+            schemas.headers.add(name: "X-Console-CSRF", value: try #require(answer["csrfToken"]?.stringValue))
             #expect(try await HTTPClient.shared.execute(schemas, timeout: .seconds(30)).status == .ok)
             // Metrics are still there, without keys.
             #expect(try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/metrics"), timeout: .seconds(30)).status == .ok)
@@ -66,6 +68,13 @@ import Testing
         #expect(throws: ValidationError.self) { try ConsoleCommandOptions.parse(["--console", "admin"]).apply(to: &configuration) }
         #expect(throws: ValidationError.self) { try ConsoleCommandOptions.parse(["--console", "public"]).apply(to: &configuration) }
         configuration.adminPort = 9000
+        try ConsoleCommandOptions.parse(["--console", "admin"]).apply(to: &configuration)
+        #expect(configuration.console.placement == .admin)
+        // The app's pages under a prefix share the main port's origin: no console there.
+        configuration.engineWeb.prefixes[.production] = "/app"
+        try ConsoleCommandOptions.parse([]).apply(to: &configuration)
+        #expect(configuration.console.placement == .off)
+        #expect(throws: ValidationError.self) { try ConsoleCommandOptions.parse(["--console", "main"]).apply(to: &configuration) }
         try ConsoleCommandOptions.parse(["--console", "admin"]).apply(to: &configuration)
         #expect(configuration.console.placement == .admin)
     }

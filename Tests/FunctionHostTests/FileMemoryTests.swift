@@ -99,6 +99,37 @@ import Testing
         }
     }
 
+    /// Many uploads to a bucket at once, each short of a part: their parts gather on disk
+    /// (`SpoolFile`), so the host's memory doesn't grow with their number (held in memory, these
+    /// 40 would be 280 MB; a few hundred slow clients took gigabytes).
+    @Test func manyUploadsToABucketGatherTheirPartsOnDisk() async throws {
+        try await S3TestServer.run { server in
+            let spool = try TestServer.makeDataDirectory()
+            defer { try? FileManager.default.removeItem(atPath: spool) }
+            let store = S3FileStore(settings: try server.settings(), spoolDirectory: URL(fileURLWithPath: spool))
+            let chunk = ByteBuffer(repeating: UInt8(ascii: "x"), count: Self.chunk)
+            let before = try Self.residentBytes()
+            let tracksPeak = Self.resetPeak()
+            var uploads: [any FileContentUpload] = []
+            for index in 0..<40 {
+                let upload = try await store.beginUpload(key: "many-\(index).bin")
+                for _ in 0..<7 { try await upload.append(chunk) }
+                uploads.append(upload)
+            }
+            let after = try Self.residentBytes()
+            let peak = try Self.peakBytes()
+            print("40 uploads of 7 MB open: resident \(Self.megabytes(before)) -> \(Self.megabytes(after))")
+            #expect(after - before < Self.allowance, "resident memory grew by \(after - before) bytes")
+            if tracksPeak { #expect(peak - before < Self.allowance, "resident memory peaked \(peak - before) bytes above the start") }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: spool).isEmpty, "spool files have no names")
+            let stored = try await uploads[0].finish()
+            #expect(stored.size == 7 * Self.chunk)
+            #expect(try await store.size(ofKey: "many-0.bin") == 7 * Self.chunk)
+            for upload in uploads.dropFirst() { await upload.cancel() }
+            #expect(try await store.size(ofKey: "many-1.bin") == nil)
+        }
+    }
+
     /// Uploads the file through `api`, then downloads it, each with the memory it takes
     /// measured; `stored` checks where the upload put the bytes (given the key).
     static func streamThrough(_ api: API, stored: (String) async throws -> Void) async throws {

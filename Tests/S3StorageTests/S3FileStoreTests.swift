@@ -101,25 +101,37 @@ import Testing
         }
     }
 
-    @Test func aWrongSecretIsRefusedWithS3sReason() async throws {
+    /// The store's own words (S3's error code) are for the operator: `checkBucket` throws them,
+    /// the host's start says them; a caller of the store gets only that it is unavailable.
+    @Test func aWrongSecretIsRefusedWithS3sReasonToTheOperatorOnly() async throws {
         try await S3TestServer.run { server in
             let store = S3FileStore(settings: try server.settings(secret: "not-the-secret"))
+            let check = await #expect(throws: S3Error.self) { try await store.checkBucket() }
+            #expect(check?.kind == .refused)
+            #expect(check?.message.contains("SignatureDoesNotMatch") == true, "\(String(describing: check))")
             let error = await #expect(throws: DataAPIError.self) {
                 _ = try await Self.upload(Array("x".utf8), key: "k.txt", to: store)
             }
             #expect(error?.code == .temporarilyUnavailable)
-            #expect(error?.message.contains("SignatureDoesNotMatch") == true, "\(String(describing: error))")
+            #expect(error?.message == Self.unavailable, "\(String(describing: error))")
             await #expect(throws: DataAPIError.self) { _ = try await store.size(ofKey: "k.txt") }
         }
     }
 
-    @Test func aBucketThatDoesNotExistIsNamedInTheError() async throws {
+    static let unavailable = "The file store is unavailable; try again later."
+
+    /// A bucket that doesn't exist is no missing object: HEAD's bodiless 404 is asked again.
+    @Test func aBucketThatDoesNotExistIsNamedToTheOperatorAndIsNoMissingFile() async throws {
         try await S3TestServer.run { server in
             let store = S3FileStore(settings: try server.settings(bucket: "no-such-bucket"))
-            let error = await #expect(throws: DataAPIError.self) {
-                _ = try await Self.upload(Array("x".utf8), key: "k.txt", to: store)
-            }
-            #expect(error?.message.contains("NoSuchBucket") == true, "\(String(describing: error))")
+            let check = await #expect(throws: S3Error.self) { try await store.checkBucket() }
+            #expect(check?.kind == .noSuchBucket, "\(String(describing: check))")
+            #expect(check?.message.contains("NoSuchBucket") == true, "\(String(describing: check))")
+            let error = await #expect(throws: DataAPIError.self) { _ = try await store.size(ofKey: "k.txt") }
+            #expect(error?.code == .temporarilyUnavailable)
+            let good = S3FileStore(settings: try server.settings())
+            try await good.checkBucket()
+            #expect(try await good.size(ofKey: "k.txt") == nil)
         }
     }
 
@@ -130,7 +142,10 @@ import Testing
             settings: try S3Settings(
                 endpoint: "http://127.0.0.1:\(port)", region: "us-east-1", bucket: "files", accessKey: "a", secretKey: "s",
                 pathStyle: true))
+        let check = await #expect(throws: S3Error.self) { try await store.checkBucket() }
+        #expect(check?.kind == .unreachable)
+        #expect(check?.message.contains("could not be reached") == true, "\(String(describing: check))")
         let error = await #expect(throws: DataAPIError.self) { _ = try await store.size(ofKey: "k.txt") }
-        #expect(error?.message.contains("could not be reached") == true, "\(String(describing: error))")
+        #expect(error?.message == Self.unavailable, "\(String(describing: error))")
     }
 }

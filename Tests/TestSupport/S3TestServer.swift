@@ -1,3 +1,6 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
 package import DataAPI
 import Foundation
 package import S3Storage
@@ -37,6 +40,16 @@ package struct S3TestServer: Sendable {
         try S3Settings(
             endpoint: endpoint, region: "us-east-1", bucket: bucket ?? self.bucket, prefix: prefix, accessKey: accessKey,
             secretKey: secret ?? secretKey, pathStyle: true)
+    }
+
+    /// Wipes the server's state (its bucket, its objects, its users and their keys) under a
+    /// host that uses it: every request the host makes from now on is refused, as a store that
+    /// fails while the host runs. moto's own reset, which takes no signature.
+    package func reset() async throws {
+        var request = HTTPClientRequest(url: "\(endpoint)/moto-api/reset")
+        request.method = .POST
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        guard response.status == .ok else { throw ScriptServer.Failure("moto's reset answered \(response.status)") }
     }
 
     /// A store over this server's bucket, to look at what the host left there.

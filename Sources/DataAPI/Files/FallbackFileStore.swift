@@ -41,6 +41,8 @@ package struct FallbackFileStore: FileContentStore {
         try await primary.listKeys(after: cursor, limit: limit)
     }
 
+    public var provider: (name: String, bucket: String) { primary.provider }
+
     public func localPath(ofKey key: String) -> String? {
         nil
     }

@@ -33,6 +33,10 @@ package protocol FileContentStore: Sendable {
     /// `contentType` and `disposition` (the host's own choice of them, never what the upload
     /// said), for stores that can hand one out; nil otherwise, and the host streams the bytes.
     func downloadURL(ofKey key: String, expiry: Duration, contentType: String, disposition: String?) -> String?
+
+    /// What a stored `_File`'s `provider` and `bucket` say of content kept here: `local` and
+    /// `files` for the directory, `s3` and the bucket's name for a bucket.
+    var provider: (name: String, bucket: String) { get }
 }
 
 /// The content of a file being written, through a store of any kind.

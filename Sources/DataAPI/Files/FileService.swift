@@ -1,5 +1,6 @@
 import Foundation
 import JSON
+package import Logging
 
 /// Files: their bytes in a content store, their description in `_File` objects, and the file
 /// hooks around both. The bytes are safe on disk before the `_File` object is written; an
@@ -11,6 +12,8 @@ public struct FileService: Sendable {
     package let content: any FileContentStore
     /// The largest file accepted, in bytes.
     public let maxSize: Int
+    /// Where a store's failure that no caller is told of goes (bytes a delete left behind).
+    package var logger = Logger(label: "functionhost.files")
 
     /// Creates the service.
     package init(data: DataService, content: any FileContentStore, maxSize: Int) {
@@ -59,8 +62,8 @@ public struct FileService: Sendable {
         metaData["_checksum"] = .string(stored.md5)
         let fields: [String: JSONValue] = [
             "key": .string(key), "url": .string(urls.url(of: key, name: prepared.draft.keepFileName ? prepared.draft.name : nil)),
-            "provider": "local",
-            "bucket": "files",
+            "provider": .string(content.provider.name),
+            "bucket": .string(content.provider.bucket),
         ]
         do {
             return try await record(prepared, metaData: metaData, fields: fields, objectId: objectId, caller: caller)
@@ -169,8 +172,19 @@ public struct FileService: Sendable {
     /// What follows a file's deleted `_File` object: its bytes are removed, then
     /// `afterDeleteFile` runs.
     private func finishRemoving(_ file: StoredObject, after event: ObjectEvent) async throws {
-        // The object is gone first: a crash here leaves unreferenced bytes, never a dangling object.
-        if let key = file.fields["key"]?.stringValue { try await content.delete(key: key) }
+        // The object is gone first: a crash here leaves unreferenced bytes, never a dangling
+        // object. The delete is done once the object is: a store that fails now leaves the
+        // bytes for `functionhost files sweep`, and the delete still answers success and runs
+        // `afterDeleteFile` (a multi-delete goes on with the next file).
+        if let key = file.fields["key"]?.stringValue {
+            do {
+                try await content.delete(key: key)
+            } catch {
+                logger.warning(
+                    "A deleted file's bytes could not be removed; they stay until a sweep removes them",
+                    metadata: ["key": .string(key), "error": .string("\(error)")])
+            }
+        }
         var event = event
         event.object = file.restJSON()
         await data.runAfter(.afterDeleteFile, event)

@@ -80,6 +80,8 @@ package struct LocalFileStore: FileContentStore {
         try remove(key: key)
     }
 
+    public var provider: (name: String, bucket: String) { ("local", "files") }
+
     public func listKeys(after cursor: String?, limit: Int) async throws(DataAPIError) -> [StoredKey] {
         let names: [String]
         do {

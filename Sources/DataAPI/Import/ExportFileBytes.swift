@@ -87,8 +87,8 @@ package struct ExportFileBytes: Sendable {
             }
         }
         object.fields["url"] = .string(urls.url(of: key))
-        object.fields["provider"] = "local"
-        object.fields["bucket"] = "files"
+        object.fields["provider"] = .string(store.provider.name)
+        object.fields["bucket"] = .string(store.provider.bucket)
         return .adopted
     }
 

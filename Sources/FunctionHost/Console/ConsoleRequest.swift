@@ -13,13 +13,30 @@ struct ConsoleRequest {
     /// The proxies whose `X-Forwarded-Proto` is believed.
     let proxies: TrustedProxies
 
-    /// Whether `path` is the console's (`/console`, `/console/...`).
+    /// Whether `path` is the console's (`/console`, `/console/...`), with the empty segments in
+    /// front the router skips (`//console/...` reaches the console too).
     static func isConsolePath(_ path: String) -> Bool {
-        path.hasPrefix("/console") && (path.utf8.count == 8 || path.utf8.dropFirst(8).first == UInt8(ascii: "/"))
+        let path = path.drop { $0 == "/" }
+        return path.hasPrefix("console") && (path.utf8.count == 7 || path.utf8.dropFirst(7).first == UInt8(ascii: "/"))
     }
 
-    /// The session id the cookie carries, if any.
-    var sessionID: String? { request.cookies[Self.cookieName]?.value }
+    /// The most session cookies one request is looked up by.
+    static let maxSessionCookies = 4
+
+    /// The session ids the request's cookies carry, in order, the first `maxSessionCookies`:
+    /// every one, not only the first, so that a cookie another page of the same site planted
+    /// in front (cookies know no port) can't lock the operator out.
+    var sessionIDs: [String] {
+        var ids: [String] = []
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let pair = pair.drop { $0 == " " }
+                guard pair.hasPrefix(Self.cookieName + "="), ids.count < Self.maxSessionCookies else { continue }
+                ids.append(String(pair.dropFirst(Self.cookieName.utf8.count + 1)))
+            }
+        }
+        return ids
+    }
 
     /// Whether the request reached this host over https: only a trusted proxy's
     /// `X-Forwarded-Proto` says so (the host itself speaks plain HTTP).
@@ -48,7 +65,8 @@ struct ConsoleRequest {
         return !requireProof || site == "same-origin" || origin != nil
     }
 
-    /// Whether the method changes anything (everything but GET and HEAD).
+    /// Whether the method changes anything (everything but GET and HEAD). A GET may still run
+    /// code (a function called by GET): the API's routes ask the CSRF token of every request.
     var isChange: Bool { request.method != .get && request.method != .head }
 
     /// The session cookie for `id`, or one that removes it (`id` nil). `SameSite=Strict` keeps

@@ -5,15 +5,31 @@ import JSON
 
 /// The console's sessions, kept in the database (`_ConsoleSession`, a host-only class no data
 /// request reaches, not even with the master key) so that every host on one database knows them,
-/// and a restart logs nobody out. A record's id is the SHA-256 of the session id: what the
-/// database holds can't be replayed as a cookie.
+/// and a restart logs nobody out. A record's id is an HMAC-SHA256 of the session id keyed by the
+/// master key: what the database holds can't be replayed as a cookie, and a new master key ends
+/// every session opened with the old one (the operator's way to log every console out).
 struct ConsoleSessions: Sendable {
     /// The service records are written through, as the host, without hooks.
     let data: DataService
     /// Lifetimes.
     let options: ConsoleOptions
+    /// The key sessions are opened with and bound to (its bytes: `SymmetricKey` isn't `Sendable`).
+    private let secret: [UInt8]
     /// The host's clock.
     let now: @Sendable () -> Date
+
+    /// The sessions of a host whose master key is `masterKey`.
+    init(data: DataService, options: ConsoleOptions, masterKey: String, now: @escaping @Sendable () -> Date) {
+        self.data = data
+        self.options = options
+        secret = Self.secret(masterKey: masterKey)
+        self.now = now
+    }
+
+    /// The key record ids are made with: the master key's, for this use alone.
+    private static func secret(masterKey: String) -> [UInt8] {
+        Array(SHA256.hash(data: Array("functionhost console session\u{0}\(masterKey)".utf8)))
+    }
 
     static let className = "_ConsoleSession"
     private static let caller = Caller.master.withoutHooks
@@ -24,7 +40,7 @@ struct ConsoleSessions: Sendable {
     func open() async throws -> (id: String, session: ConsoleSession) {
         let id = ObjectID.randomHex(byteCount: 32)
         let time = now().timeIntervalSince1970
-        let session = ConsoleSession(key: Self.key(of: id), csrfToken: ObjectID.randomHex(byteCount: 32), created: time, lastSeen: time)
+        let session = ConsoleSession(key: key(of: id), csrfToken: ObjectID.randomHex(byteCount: 32), created: time, lastSeen: time)
         try await removeExpired()
         let body: [String: JSONValue] = [
             "csrfToken": .string(session.csrfToken), "created": .double(session.created), "lastSeen": .double(session.lastSeen),
@@ -39,7 +55,7 @@ struct ConsoleSessions: Sendable {
     func session(id: String) async throws -> ConsoleSession? {
         guard Self.isWellFormed(id) else { return nil }
         let storage = data.engines.production
-        let key = Self.key(of: id)
+        let key = key(of: id)
         guard try await storage.classExists(Self.className), let record = try await storage.fetch(Self.className, id: key),
             let csrf = record.fields["csrfToken"]?.stringValue, let created = record.fields["created"]?.doubleValue,
             let lastSeen = record.fields["lastSeen"]?.doubleValue
@@ -85,8 +101,17 @@ struct ConsoleSessions: Sendable {
     }
 
     /// The record id of a session id.
-    static func key(of id: String) -> String {
-        SHA256.hash(data: Array(id.utf8)).map { byte in
+    func key(of id: String) -> String {
+        Self.key(of: id, secret: secret)
+    }
+
+    /// The record id of a session id opened under `masterKey`.
+    static func key(of id: String, masterKey: String) -> String {
+        key(of: id, secret: secret(masterKey: masterKey))
+    }
+
+    private static func key(of id: String, secret: [UInt8]) -> String {
+        HMAC<SHA256>.authenticationCode(for: Array(id.utf8), using: SymmetricKey(data: secret)).map { byte in
             let hex = String(byte, radix: 16)
             return byte < 16 ? "0" + hex : hex
         }.joined()

@@ -55,7 +55,7 @@ struct FileDownloads: Sendable {
         }
         if let query = request.uri.query, !query.isEmpty,
             let thumbnail = try await thumbnails.answer(
-                request, query: query, key: key, file: file, store: store, client: client ?? "unknown", sendsBody: sendsBody)
+                request, query: query, key: key, file: file, size: size, store: store, client: client ?? "unknown", sendsBody: sendsBody)
         {
             return thumbnail
         }

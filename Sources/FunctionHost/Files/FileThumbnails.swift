@@ -14,8 +14,8 @@ struct FileThumbnails: Sendable {
     /// the URL said `ignore-error/1` (the original is answered then). `client` (the address the
     /// rate limits key on) is who the slot it is made in is counted against.
     func answer(
-        _ request: Request, query: String, key: String, file: StoredObject, store content: any FileContentStore, client: String,
-        sendsBody: Bool
+        _ request: Request, query: String, key: String, file: StoredObject, size: Int, store content: any FileContentStore,
+        client: String, sendsBody: Bool
     ) async throws -> Response? {
         let spec: ThumbnailSpec
         do {
@@ -34,8 +34,9 @@ struct FileThumbnails: Sendable {
             // The object's id tells this file from one stored under the same key before it
             // was deleted; the checksum, its bytes.
             let version = "\(file.objectId)/\(file.fields["metaData"]?["_checksum"]?.stringValue ?? "")"
-            let original = Original(store: content, key: key, temporary: store.cache.temporaryPath())
+            let original = Original(store: content, key: key, size: size, temporary: store.cache.temporaryPath())
             defer { original.discard() }
+            let limit = store.thumbnailer.limits.maxSourceBytes
             hit = try await store.thumbnail(
                 ofFile: key, version: version, original: { () throws(ThumbnailError) in try await original.path(limit: limit) },
                 spec: spec, for: client)
@@ -57,20 +58,26 @@ struct FileThumbnails: Sendable {
         return Response(status: .ok, headers: headers, body: FileDownloads.body(of: .reading(hit.handle, from: 0, length: hit.size)))
     }
 
-    /// The most of an original fetched from a remote store: one byte past what a thumbnail is
-    /// made of, so that the thumbnailer still sees (and refuses) a larger one.
-    private var limit: Int { store.thumbnailer.limits.maxSourceBytes + 1 }
-
     /// A thumbnail's original as a path libvips reads: the store's own file, or one fetched
-    /// from a remote store into a temporary file, removed once the thumbnail is made.
+    /// from a remote store into a temporary file, removed once the thumbnail is made. A remote
+    /// original is fetched only when its size is one a thumbnail is made of and its first bytes
+    /// are an image's: a thumbnail URL of any large file must not cost the store a 20 MB read.
     private struct Original: Sendable {
         let store: any FileContentStore
         let key: String
+        let size: Int
         let temporary: String
 
         func path(limit: Int) async throws(ThumbnailError) -> String {
             if let local = store.localPath(ofKey: key) { return local }
+            guard size <= limit else {
+                throw ThumbnailError(
+                    .imageTooLarge, "Thumbnails are made of images up to \(limit / (1024 * 1024)) MB; this one has \(size) bytes.")
+            }
             do {
+                guard try await ImageSignature.matches(store: store, key: key, size: size) else {
+                    throw ThumbnailError(.notAnImage, "The file is not an image thumbnails are made of (JPEG, PNG, WebP, GIF, HEIF).")
+                }
                 guard try await store.copy(key: key, to: temporary, limit: limit) else {
                     throw ThumbnailError(.storage, "The original is gone.")
                 }

@@ -23,10 +23,10 @@
     return el;
   }
 
-  // One request to the console's API: JSON in and out, the CSRF token on every change.
+  // One request to the console's API: JSON in and out, the CSRF token on every request (a
+  // GET may run a function: the server asks the token of reads too).
   async function request(method, path, body) {
-    const headers = { 'Accept': 'application/json' };
-    if (method !== 'GET' && method !== 'HEAD') headers['X-Console-CSRF'] = state.csrf || '';
+    const headers = { 'Accept': 'application/json', 'X-Console-CSRF': state.csrf || '' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const response = await fetch(path, {
       method, headers, credentials: 'same-origin',
