@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import FunctionHost
 import S3Storage
 import Thumbnails
@@ -95,6 +96,19 @@ struct FileOptions: ParsableArguments {
             throw ValidationError("--files-url takes an http(s) URL with a host name and no path: '\(url)'.")
         }
         return domain
+    }
+
+    /// Refuses a file domain that is also the API's host name (`--public-url`) or the app's web
+    /// pages' (`--engine-web-host`): requests to it are answered with files only, and the API
+    /// or the pages would be gone from it.
+    static func checkFileDomain(of configuration: HostConfiguration) throws {
+        guard let domain = configuration.fileDomain else { return }
+        var taken: [(String, String)] = []
+        if let url = configuration.publicURL, let host = URLComponents(string: url)?.host { taken.append((host.lowercased(), "--public-url")) }
+        if let host = configuration.engineWeb.host { taken += [(host, "--engine-web-host"), ("stg-" + host, "--engine-web-host (staging)")] }
+        for (host, option) in taken where host == domain.hostName {
+            throw ValidationError("--files-url must be a host name of its own: \(host) is also \(option)'s, whose requests would get files only.")
+        }
     }
 
     private static func duration(_ seconds: Double, option: String, least: Double) throws -> Duration {

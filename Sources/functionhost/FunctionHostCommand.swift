@@ -142,6 +142,7 @@ struct Serve: AsyncParsableCommand {
         try leaderboards.apply(to: &configuration)
         try engine.apply(to: &configuration)
         try console.apply(to: &configuration)
+        try FileOptions.checkFileDomain(of: configuration)
         banner.publicURL = configuration.publicURL
         banner.webOrigins = configuration.webOrigins
         banner.mail = SMTPOptions.summary(of: configuration)

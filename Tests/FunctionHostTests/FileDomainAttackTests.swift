@@ -83,4 +83,19 @@ import Testing
             Self.expectRefused(try await EdgeFixture.send(port: api.port, .GET, "/\(key)", host: Self.domain, headers: []), "deleted")
         }
     }
+
+    /// A file domain that is also the API's or the web pages' host name would take their
+    /// requests: the host refuses to start with it.
+    @Test func aFileDomainSharingTheAPIsHostNameIsRefused() async throws {
+        let directory = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for (options, taken) in [
+            (["--public-url", "https://API.example.com", "--files-url", "https://api.example.com"], "--public-url"),
+            (["--engine-web-host", "www.example.com", "--files-url", "https://stg-www.example.com"], "--engine-web-host"),
+            (["--files-url", "https://files.example.com/sub"], "no path"),
+        ] {
+            let run = try await CLI.functionhost(["serve", "--data-dir", directory, "--port", "0"] + options, port: 0)
+            #expect(run.status != 0 && run.errors.contains(taken), "\(options): \(run)")
+        }
+    }
 }
