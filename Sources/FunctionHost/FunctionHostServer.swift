@@ -174,7 +174,8 @@ public enum FunctionHostServer {
                 settings: s3, spoolDirectory: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("files-spool"),
                 logger: logger)
             try await checkBucket(of: store, logger: logger)
-            content = store
+            // While files move from disk (`files migrate`), a key the bucket lacks is read there.
+            content = configuration.filesFallBackToDisk ? FallbackFileStore(primary: store, fallback: try LocalFileStore(directory: configuration.filesDirectory)) : store
         } else {
             content = try LocalFileStore(directory: configuration.filesDirectory)
         }
@@ -296,6 +297,12 @@ public enum FunctionHostServer {
         router.add(middleware: edge(configuration, metrics: services.metrics))
         let limiter = RateLimiter(configuration.rateLimits)
         if limiter.limitsClients { router.add(middleware: RateLimitMiddleware(limiter: limiter)) }
+        let downloads = FileDownloads(
+            files: services.files, thumbnails: FileThumbnails(store: services.thumbnails), redirects: configuration.filesRedirect)
+        // The file domain's requests are files only, before anything else could route them.
+        if let domain = configuration.fileDomain {
+            router.add(middleware: FileDomainMiddleware(domain: domain, downloads: downloads))
+        }
         // The app's own web pages go to its engine, counted, logged and limited as the API is.
         if configuration.engineWeb != EngineWebRoutes() {
             router.add(
@@ -314,9 +321,7 @@ public enum FunctionHostServer {
         // it. `RouteAccessTests` checks the open list.
         EngineRoutes().register(on: router)
         OpenAPIRoutes(version: EngineRoutes.version).register(on: router)
-        FileDownloads(
-            files: services.files, thumbnails: FileThumbnails(store: services.thumbnails), redirects: configuration.filesRedirect
-        ).register(on: router)
+        downloads.register(on: router)
         RealtimeRouteLookup(publicURL: configuration.publicURL).register(on: router)
         let authenticated = router.group().add(middleware: authentication)
         metricsRoutes(services).register(on: authenticated.group().add(middleware: MasterOnlyMiddleware(refusal: .unauthorized)))

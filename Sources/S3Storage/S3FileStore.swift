@@ -10,6 +10,7 @@ import NIOCore
 /// itself through a presigned URL.
 package struct S3FileStore: FileContentStore {
     private let client: S3Client
+    private let listing: S3Listing
     /// Where uploads gather their parts (`SpoolFile`).
     private let spoolDirectory: URL
     /// Where the store's own errors go: callers are told only that it failed.
@@ -19,6 +20,7 @@ package struct S3FileStore: FileContentStore {
     /// `spoolDirectory` (created when missing; the system's temporary directory by default).
     public init(settings: S3Settings, spoolDirectory: URL? = nil, logger: Logger = Logger(label: "functionhost.s3")) {
         client = S3Client(settings: settings)
+        listing = S3Listing(settings: settings)
         self.spoolDirectory = spoolDirectory ?? FileManager.default.temporaryDirectory
         self.logger = logger
     }
@@ -77,6 +79,23 @@ package struct S3FileStore: FileContentStore {
             try await client.delete(key: key)
         } catch {
             throw Self.mapped(error, logger: logger)
+        }
+    }
+
+    package func listKeys(after cursor: String?, limit: Int) async throws(DataAPIError) -> [StoredKey] {
+        // Objects under the prefix that are no key of ours are skipped, page after page: an
+        // empty answer is the end of the listing.
+        var cursor = cursor
+        while true {
+            let page: [StoredKey]
+            do {
+                page = try await listing.page(after: cursor, limit: limit)
+            } catch {
+                throw Self.mapped(error, logger: logger)
+            }
+            let ours = page.filter { LocalFileStore.isValidKey($0.key) }
+            guard ours.isEmpty, let last = page.last else { return ours }
+            cursor = last.key
         }
     }
 

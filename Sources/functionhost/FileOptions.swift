@@ -1,10 +1,11 @@
 import ArgumentParser
+import Foundation
 import FunctionHost
 import S3Storage
 import Thumbnails
 
 /// The options of `serve` about files: their size limit, who may delete them, thumbnails, and
-/// the S3-compatible bucket their bytes may be kept in.
+/// the S3-compatible bucket their bytes may be kept in, and the host name they may be served on.
 struct FileOptions: ParsableArguments {
     @Option(
         name: .customLong("max-file-size"),
@@ -36,30 +37,20 @@ struct FileOptions: ParsableArguments {
         help: ArgumentHelp("Seconds making one thumbnail may take; past it, 503 (default: 10).", valueName: "seconds"))
     var thumbnailTimeout: Double?
 
+    /// The bucket files' bytes may be kept in.
+    @OptionGroup var bucket: BucketOptions
+
     @Option(
-        name: .customLong("files-s3-endpoint"),
-        help: "Keep files' bytes in an S3-compatible bucket at this URL (https://s3.us-east-1.amazonaws.com, http://127.0.0.1:9000) instead of the data directory.")
-    var s3Endpoint: String?
-
-    @Option(name: .customLong("files-s3-bucket"), help: "The bucket files are kept in (with --files-s3-endpoint).")
-    var s3Bucket: String?
-
-    @Option(name: .customLong("files-s3-region"), help: "The bucket's region, signed for (default: us-east-1).")
-    var s3Region = "us-east-1"
-
-    @Option(name: .customLong("files-s3-prefix"), help: "What every object name starts with (app/files/); none by default.")
-    var s3Prefix = ""
+        name: .customLong("files-url"),
+        help: ArgumentHelp(
+            "Serve files on a host name of their own (https://files.example.com, default: $FUNCTIONHOST_FILES_URL): new files' urls are <url>/<key>, and requests to that name get files only, so an app's old LeanCloud file urls work once the domain points here.",
+            valueName: "url"))
+    var filesURL: String?
 
     @Flag(
-        name: .customLong("files-s3-path-style"),
-        help: "Address the bucket as endpoint/bucket/key (MinIO, Ceph) rather than bucket.endpoint/key (AWS, R2, OSS).")
-    var s3PathStyle = false
-
-    @Option(name: .customLong("files-s3-access-key"), help: "The bucket's access key id (default: $AWS_ACCESS_KEY_ID).")
-    var s3AccessKey: String?
-
-    @Option(name: .customLong("files-s3-secret-key"), help: "The bucket's secret key (default: $AWS_SECRET_ACCESS_KEY).")
-    var s3SecretKey: String?
+        name: .customLong("files-s3-fallback"),
+        help: "While files move to the bucket (functionhost files migrate): read a key the bucket lacks from the data directory; new files go to the bucket, deletes remove both copies.")
+    var s3Fallback = false
 
     @Flag(
         name: .customLong("files-redirect"),
@@ -73,11 +64,16 @@ struct FileOptions: ParsableArguments {
             configuration.maxFileSize = megabytes * 1024 * 1024
         }
         configuration.ownersMayDeleteFiles = ownersDeleteFiles
-        configuration.s3Files = try s3Settings(environment: environment)
+        configuration.s3Files = try bucket.settings(environment: environment)
+        configuration.fileDomain = try Self.fileDomain(filesURL, environment: environment)
         if filesRedirect, configuration.s3Files == nil {
             throw ValidationError("--files-redirect needs a bucket (--files-s3-endpoint and --files-s3-bucket).")
         }
         configuration.filesRedirect = filesRedirect
+        if s3Fallback, configuration.s3Files == nil {
+            throw ValidationError("--files-s3-fallback needs a bucket (--files-s3-endpoint and --files-s3-bucket).")
+        }
+        configuration.filesFallBackToDisk = s3Fallback
         if let megabytes = thumbnailCacheMegabytes {
             guard megabytes >= 0 else { throw ValidationError("--thumbnail-cache-mb must be at least 0.") }
             configuration.thumbnails.cacheBytes = megabytes * 1024 * 1024
@@ -93,19 +89,25 @@ struct FileOptions: ParsableArguments {
         }
     }
 
-    /// The bucket the options name; nil when they name none.
-    private func s3Settings(environment: [String: String]) throws -> S3Settings? {
-        guard s3Endpoint != nil || s3Bucket != nil else { return nil }
-        guard let s3Endpoint, let s3Bucket else {
-            throw ValidationError("A bucket for files needs both --files-s3-endpoint and --files-s3-bucket.")
+    /// The file domain `--files-url` (or `$FUNCTIONHOST_FILES_URL`) names; nil for none.
+    static func fileDomain(_ url: String?, environment: [String: String]) throws -> FileDomain? {
+        guard let url = url ?? environment["FUNCTIONHOST_FILES_URL"], !url.isEmpty else { return nil }
+        guard let domain = FileDomain(url: url) else {
+            throw ValidationError("--files-url takes an http(s) URL with a host name and no path: '\(url)'.")
         }
-        do {
-            return try S3Settings(
-                endpoint: s3Endpoint, region: s3Region, bucket: s3Bucket, prefix: s3Prefix,
-                accessKey: s3AccessKey ?? environment["AWS_ACCESS_KEY_ID"] ?? "",
-                secretKey: s3SecretKey ?? environment["AWS_SECRET_ACCESS_KEY"] ?? "", pathStyle: s3PathStyle)
-        } catch {
-            throw ValidationError(error.message)
+        return domain
+    }
+
+    /// Refuses a file domain that is also the API's host name (`--public-url`) or the app's web
+    /// pages' (`--engine-web-host`): requests to it are answered with files only, and the API
+    /// or the pages would be gone from it.
+    static func checkFileDomain(of configuration: HostConfiguration) throws {
+        guard let domain = configuration.fileDomain else { return }
+        var taken: [(String, String)] = []
+        if let url = configuration.publicURL, let host = URLComponents(string: url)?.host { taken.append((host.lowercased(), "--public-url")) }
+        if let host = configuration.engineWeb.host { taken += [(host, "--engine-web-host"), ("stg-" + host, "--engine-web-host (staging)")] }
+        for (host, option) in taken where host == domain.hostName {
+            throw ValidationError("--files-url must be a host name of its own: \(host) is also \(option)'s, whose requests would get files only.")
         }
     }
 

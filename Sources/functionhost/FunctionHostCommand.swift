@@ -12,7 +12,7 @@ struct FunctionHostCommand: AsyncParsableCommand {
         abstract: "A self-hosted cloud-function runtime and hook host speaking the LeanCloud REST protocol.",
         subcommands: [
             Serve.self, Deploy.self, Promote.self, Rollback.self, Versions.self, Invoke.self, EnvCommand.self, TimersCommand.self, TasksCommand.self, SchemaCommand.self, SearchCommand.self, Logs.self,
-            Import.self, IndexesCommand.self, CheckCloudCode.self,
+            Import.self, FilesCommand.self, IndexesCommand.self, CheckCloudCode.self,
         ],
         defaultSubcommand: Serve.self)
 }
@@ -142,6 +142,7 @@ struct Serve: AsyncParsableCommand {
         try leaderboards.apply(to: &configuration)
         try engine.apply(to: &configuration)
         try console.apply(to: &configuration)
+        try FileOptions.checkFileDomain(of: configuration)
         banner.publicURL = configuration.publicURL
         banner.webOrigins = configuration.webOrigins
         banner.mail = SMTPOptions.summary(of: configuration)

@@ -4,6 +4,7 @@ import DataAPI
 import Foundation
 import FunctionHost
 import Logging
+import S3Storage
 
 /// `functionhost import PATH` or `functionhost import --from-server URL`: moves an app's data into
 /// this host's database.
@@ -55,19 +56,29 @@ struct Import: AsyncParsableCommand {
     @Option(
         name: .customLong("files"),
         help: ArgumentHelp(
-            "A folder holding the bytes of the export's files, each named by its key: they are copied into the data directory and served here.",
+            "A folder holding the bytes of the export's files, each named by its key: they are copied into the host's file store (the data directory, or the bucket of --files-s3-*) and served here.",
             valueName: "dir"))
     var filesDirectory: String?
 
     @Flag(
         name: .customLong("download-files"),
-        help: "Download into the --files folder the bytes it does not hold yet, from each file's url (LeanCloud's file domain, while it answers).")
+        help: "Fetch the bytes --files does not hold from each file's url (LeanCloud's file domain, while it answers), straight into the file store. Run again after an interruption: bytes already stored with the export's size are kept.")
     var downloadFiles = false
 
     @Option(
         name: .customLong("public-url"),
-        help: "Where this host will serve files (https://api.example.com), for the urls of files copied with --files (default: $FUNCTIONHOST_PUBLIC_URL).")
+        help: "Where this host will serve files (https://api.example.com), for the urls of files brought in (default: $FUNCTIONHOST_PUBLIC_URL).")
     var publicURL: String?
+
+    @Option(
+        name: .customLong("files-url"),
+        help: ArgumentHelp(
+            "The file domain the host will serve files on (its --files-url; default: $FUNCTIONHOST_FILES_URL): files brought in get urls <url>/<key>. Give the app's LeanCloud file domain to keep its urls as they are.",
+            valueName: "url"))
+    var filesURL: String?
+
+    /// The bucket the host keeps files in, when it keeps them in one.
+    @OptionGroup var bucket: BucketOptions
 
     @Flag(
         name: .customLong("drop-session-tokens"),
@@ -81,11 +92,9 @@ struct Import: AsyncParsableCommand {
         guard (path == nil) != (server == nil) else {
             throw ValidationError("Give either an export PATH or --from-server URL.")
         }
-        if filesDirectory != nil, resolvedPublicURL == nil {
-            throw ValidationError("--files needs --public-url: the address the copied files will be served at.")
-        }
-        if downloadFiles, filesDirectory == nil {
-            throw ValidationError("--download-files needs --files: the folder the bytes go to.")
+        if filesDirectory != nil || downloadFiles, try fileURLs() == nil {
+            throw ValidationError(
+                "--files and --download-files need --public-url (or --files-url): the address the files will be served at.")
         }
         if server == nil, appId != nil || masterKey != nil || classes != nil {
             throw ValidationError("--app-id, --master-key and --classes go with --from-server.")
@@ -97,12 +106,16 @@ struct Import: AsyncParsableCommand {
         on storage: any StorageEngine, pull: ServerPull?, bar: ImportProgressBar?, downloader: FileDownloader?
     ) async throws -> Result<ImportSummary, ImportFailure> {
         var importer = ExportImporter(storage: storage, decoder: ExportDecoder(keepsSessionTokens: !dropSessionTokens))
-        if let filesDirectory, let baseURL = resolvedPublicURL {
-            let store = try LocalFileStore(directory: URL(fileURLWithPath: dataDirectory).appendingPathComponent("files"))
-            try FileManager.default.createDirectory(atPath: filesDirectory, withIntermediateDirectories: true)
-            var fileBytes = ExportFileBytes(sourceDirectory: filesDirectory, store: store, urls: .served(at: baseURL))
+        if filesDirectory != nil || downloadFiles, let urls = try fileURLs() {
+            let store: any FileContentStore
+            if let settings = try bucket.settings(environment: ProcessInfo.processInfo.environment) {
+                store = S3FileStore(settings: settings)
+            } else {
+                store = try LocalFileStore(directory: URL(fileURLWithPath: dataDirectory).appendingPathComponent("files"))
+            }
+            var fileBytes = ExportFileBytes(sourceDirectory: filesDirectory, store: store, urls: urls)
             if let downloader {
-                fileBytes.download = { url, destination in try await downloader.download(url, to: destination) }
+                fileBytes.download = { url, upload in try await downloader.download(url, into: upload) }
             }
             importer.fileBytes = fileBytes
         }
@@ -119,6 +132,14 @@ struct Import: AsyncParsableCommand {
             return .failure(ImportFailure(message: error.message, summary: importer.summary))
         }
         return .success(importer.summary)
+    }
+
+    /// The urls files brought in get: under the file domain when there is one, else under the
+    /// public URL's `/files/`; nil when neither is known.
+    private func fileURLs() throws -> FileURLs? {
+        let environment = ProcessInfo.processInfo.environment
+        if let domain = try FileOptions.fileDomain(filesURL, environment: environment) { return domain.urls }
+        return resolvedPublicURL.map { FileURLs.served(at: $0) }
     }
 
     private var resolvedPublicURL: String? {

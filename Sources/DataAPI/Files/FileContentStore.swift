@@ -20,6 +20,11 @@ package protocol FileContentStore: Sendable {
     /// Removes the content stored under `key`; removing what isn't there is no error.
     func delete(key: String) async throws(DataAPIError)
 
+    /// The content stored, in key order: at most `limit` keys after `cursor` (nil: from the
+    /// start), each with its size and when it was written; what `files sweep` and `files
+    /// migrate` walk. Names that are no key of ours (`LocalFileStore.isValidKey`) are left out.
+    func listKeys(after cursor: String?, limit: Int) async throws(DataAPIError) -> [StoredKey]
+
     /// A file on this machine that holds the content, when the store keeps one (libvips reads
     /// paths); nil for a remote store, whose bytes are fetched first (`FileContentStore.copy`).
     func localPath(ofKey key: String) -> String?
@@ -110,6 +115,23 @@ package protocol FileContentWriter: Sendable {
 
     /// Throws the partial content away.
     func abandon()
+}
+
+/// One key of stored content, as a listing gives it.
+package struct StoredKey: Sendable, Equatable {
+    /// The key.
+    public var key: String
+    /// The content's size in bytes.
+    public var size: Int
+    /// When it was written.
+    public var modified: Date
+
+    /// Creates an entry.
+    public init(key: String, size: Int, modified: Date) {
+        self.key = key
+        self.size = size
+        self.modified = modified
+    }
 }
 
 /// What `finish` reports about stored content.

@@ -23,6 +23,12 @@ package struct LocalFileStore: FileContentStore {
         }
     }
 
+    /// A store over the directory of a host that may be running (`files migrate`, `files
+    /// sweep`): nothing in it is touched, its partial uploads in `.incoming` above all.
+    public init(runningIn directory: URL) {
+        self.directory = directory
+    }
+
     public func beginWrite() throws(DataAPIError) -> any FileContentWriter {
         try makeWriter()
     }
@@ -75,6 +81,27 @@ package struct LocalFileStore: FileContentStore {
     }
 
     public var provider: (name: String, bucket: String) { ("local", "files") }
+
+    public func listKeys(after cursor: String?, limit: Int) async throws(DataAPIError) -> [StoredKey] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        } catch {
+            throw DataAPIError(.fileStoreFailure, "Could not list \(directory.path): \(error)")
+        }
+        // Sorted by their bytes, as S3 lists keys: one order for both stores.
+        let keys = names.filter { name in Self.isValidKey(name) && cursor.map { $0.utf8.lexicographicallyPrecedes(name.utf8) } ?? true }
+            .sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        var found: [StoredKey] = []
+        for key in keys where found.count < limit {
+            let path = directory.appendingPathComponent(key).path
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                attributes[.type] as? FileAttributeType == .typeRegular, let size = (attributes[.size] as? NSNumber)?.intValue
+            else { continue }
+            found.append(StoredKey(key: key, size: size, modified: attributes[.modificationDate] as? Date ?? .distantPast))
+        }
+        return found
+    }
 
     public func localPath(ofKey key: String) -> String? {
         guard Self.isValidKey(key) else { return nil }

@@ -97,6 +97,7 @@ extension ExportImporter {
             let written = try await storage.insertExported(
                 className, objects: objects, fieldTypes: batch.newTypes, relations: [])
             if className == "_Role" { service.roleChanges.bump() }
+            if className == "_File", fileBytes != nil, written < objects.count { try await repointImportedFiles(objects) }
             knownTypes[className, default: [:]].merge(batch.newTypes) { old, _ in old }
             summary.classes[className, default: .init()].written += written
             summary.classes[className, default: .init()].existing += objects.count - written

@@ -146,6 +146,12 @@ public struct HostConfiguration: Sendable {
     /// Whether `GET /files/{key}` answers 302 to a short-lived presigned URL of the bucket
     /// (`--files-redirect`) rather than streaming the bytes through the host; only with `s3Files`.
     public var filesRedirect = false
+    /// Whether a key the bucket lacks is read from `filesDirectory` (`--files-s3-fallback`), while
+    /// `functionhost files migrate` copies files there from disk; only with `s3Files`.
+    public var filesFallBackToDisk = false
+    /// The host name files have of their own (`--files-url`): new files' URLs are under it, and
+    /// requests to it are answered with files only; nil puts files under the API's `/files/`.
+    public var fileDomain: FileDomain?
     /// What third-party accounts (`authData`) need before they sign up, log in or are linked:
     /// an `onAuthData` hook by default; built-in verifiers (`--apple-jwks`) and the providers
     /// trusted unverified (`--trust-unverified-auth-data`) add to that.

@@ -47,7 +47,8 @@ struct FileDownloads: Sendable {
         return nil
     }
 
-    private func serve(_ request: Request, key: String, client: String?, sendsBody: Bool) async throws -> Response {
+    /// The file stored under `key`, as `GET` (or `HEAD`) answers it, on `/files/` or on the file domain.
+    func serve(_ request: Request, key: String, client: String?, sendsBody: Bool) async throws -> Response {
         let store = files.content
         guard let file = try await stored(key), let size = try await store.size(ofKey: key) else {
             throw HostError(status: .notFound, code: 404, message: "File not found.")

@@ -14,6 +14,8 @@ struct FileRoutes: Sendable {
     let ownersMayDelete: Bool
     /// The address file URLs start with; nil takes the request's `Host`.
     let publicURL: String?
+    /// The file domain new files' URLs are under (`--files-url`); nil puts them under `/files/`.
+    var fileDomain: FileDomain?
 
     /// The largest JSON body read to tell an external file from an upload of JSON bytes.
     private static let externalBodyLimit = 64 * 1024
@@ -56,7 +58,7 @@ struct FileRoutes: Sendable {
             return JSONResponse([
                 "objectId": .string(issued.objectId), "token": .string(issued.token), "key": .string(issued.key),
                 "name": .string(issued.draft.name), "mime_type": .string(issued.draft.mimeType),
-                "url": .string(FileURLs.served(at: base).url(of: issued.key, name: kept)),
+                "url": .string(urls(context).url(of: issued.key, name: kept)),
                 "upload_url": .string("\(base)/1.1/fileUploads/\(issued.token)"),
                 "provider": .string(Self.provider(for: body)), "bucket": "files",
                 "createdAt": .string(ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())),
@@ -78,7 +80,7 @@ struct FileRoutes: Sendable {
     func registerUploads(on group: RouterGroup<HostRequestContext>) {
         group.put("fileUploads/:token") { request, context in
             let object = try await tokens.upload(
-                token: try context.parameters.require("token"), urls: .served(at: LinkBase.forFiles(publicURL: publicURL, context: context))
+                token: try context.parameters.require("token"), urls: urls(context)
             ) { writer in
                 try await Self.copy(request.body, to: writer)
             }
@@ -91,7 +93,7 @@ struct FileRoutes: Sendable {
                 throw DataAPIError(.badParameters, "A form upload needs a multipart/form-data body.")
             }
             let object = try await tokens.upload(
-                token: try context.parameters.require("token"), urls: .served(at: LinkBase.forFiles(publicURL: publicURL, context: context))
+                token: try context.parameters.require("token"), urls: urls(context)
             ) { writer in
                 try await MultipartFileReader(boundary: boundary).copyFile(from: request.body, to: writer)
             }
@@ -125,7 +127,7 @@ struct FileRoutes: Sendable {
         }
         let prepared = try await files.prepare(draft, caller: context.caller)
         let object = try await files.store(
-            prepared, urls: .served(at: LinkBase.forFiles(publicURL: publicURL, context: context)), caller: context.caller
+            prepared, urls: urls(context), caller: context.caller
         ) { writer in
             if let buffered {
                 try await writer.write(buffered)
@@ -134,6 +136,11 @@ struct FileRoutes: Sendable {
             }
         }
         return Self.created(object)
+    }
+
+    /// Where new files are served: the file domain, else this host's `/files/`.
+    private func urls(_ context: HostRequestContext) -> FileURLs {
+        fileDomain?.urls ?? .served(at: LinkBase.forFiles(publicURL: publicURL, context: context))
     }
 
     /// Writes a request body to a file as it arrives.

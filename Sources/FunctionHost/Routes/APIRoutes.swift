@@ -28,7 +28,8 @@ struct APIRoutes {
         tokens.now = configuration.clock
         fileRoutes = FileRoutes(
             files: services.files, tokens: tokens,
-            ownersMayDelete: configuration.ownersMayDeleteFiles, publicURL: configuration.publicURL)
+            ownersMayDelete: configuration.ownersMayDeleteFiles, publicURL: configuration.publicURL,
+            fileDomain: configuration.fileDomain)
         var endpoint = ObjectEndpoint(
             data: services.data, accounts: services.accounts, verification: services.verification, publicURL: configuration.publicURL,
             logger: services.logger)
