@@ -21,6 +21,13 @@ final class MetricsHistory: Sendable {
         var calls = 0
         var errors = 0
         var buckets = [Int](repeating: 0, count: HostMetrics.buckets.count + 1)
+
+        /// Counts one call.
+        mutating func count(failed: Bool, bucket: Int) {
+            calls += 1
+            if failed { errors += 1 }
+            buckets[bucket] += 1
+        }
     }
 
     /// How many minutes are kept.
@@ -58,9 +65,8 @@ final class MetricsHistory: Sendable {
             }
             let last = minutes.count - 1
             guard minutes[last].series[key] != nil || minutes[last].series.count < Self.maxSeries else { return }
-            minutes[last].series[key, default: Counts()].calls += 1
-            if failed { minutes[last].series[key, default: Counts()].errors += 1 }
-            minutes[last].series[key, default: Counts()].buckets[bucket] += 1
+            // One lookup of the key (a request's path counts every request).
+            minutes[last].series[key, default: Counts()].count(failed: failed, bucket: bucket)
         }
     }
 
