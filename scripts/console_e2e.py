@@ -92,6 +92,9 @@ def main():
         return wait.until(EC.presence_of_element_located(ready))
 
     def select_value(element_id, value):
+        # The page fills its lists from the API after it is drawn: the option may come later
+        # than the list on a busy machine.
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, f'#{element_id} option[value="{value}"]')))
         Select(driver.find_element(By.ID, element_id)).select_by_value(value)
 
     def invoke(function, user, environment):
