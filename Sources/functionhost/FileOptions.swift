@@ -106,7 +106,7 @@ struct FileOptions: ParsableArguments {
         var taken: [(String, String)] = []
         if let url = configuration.publicURL, let host = URLComponents(string: url)?.host { taken.append((host.lowercased(), "--public-url")) }
         if let host = configuration.engineWeb.host { taken += [(host, "--engine-web-host"), ("stg-" + host, "--engine-web-host (staging)")] }
-        for (host, option) in taken where host == domain.hostName {
+        for (host, option) in taken where FileDomain.name(host) == domain.hostName {
             throw ValidationError("--files-url must be a host name of its own: \(host) is also \(option)'s, whose requests would get files only.")
         }
     }

@@ -37,6 +37,11 @@ struct FilesSweep: AsyncParsableCommand {
     @Flag(help: "Remove what is listed.")
     var delete = false
 
+    @Flag(
+        name: .customLong("whole-bucket"),
+        help: "Sweep a bucket without --files-s3-prefix: every object in it is taken for a file of this app's.")
+    var wholeBucket = false
+
     func validate() throws {
         guard (0...525_600).contains(olderThan) else { throw ValidationError("--older-than takes 0 to 525600 minutes.") }
         guard stagingDatabase == nil || stagingDataDirectory == nil else {
@@ -45,8 +50,24 @@ struct FilesSweep: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A database that doesn't exist would be made empty here, and every file taken for an orphan.
+        var sqlite: [String] = []
+        if try target.postgres() == nil { sqlite.append(target.dataDirectory) }
+        if let stagingDataDirectory { sqlite.append(stagingDataDirectory) }
+        for directory in sqlite where !FileManager.default.fileExists(atPath: HostConfiguration.databasePath(in: directory)) {
+            throw ValidationError("No database in \(directory): give the host's --data-dir, or --database.")
+        }
         let store: any FileContentStore
         if let settings = try bucket.settings(environment: ProcessInfo.processInfo.environment) {
+            // A prefix is a folder: `app` would also take `apple-backup.tar` for a file's bytes.
+            if settings.prefix.isEmpty {
+                guard wholeBucket else {
+                    throw ValidationError(
+                        "Without --files-s3-prefix the sweep would take every object in the bucket for this app's: give --whole-bucket if the bucket is the app's alone.")
+                }
+            } else if !settings.prefix.hasSuffix("/") {
+                throw ValidationError("--files-s3-prefix must end in '/' for a sweep ('\(settings.prefix)/'): objects beside the folder are not the app's.")
+            }
             store = S3FileStore(settings: settings)
         } else {
             store = LocalFileStore(runningIn: URL(fileURLWithPath: target.dataDirectory).appendingPathComponent("files"))

@@ -8,10 +8,12 @@ import Testing
 /// The console's page and assets: built into the binary, served under a strict CSP with no
 /// inline script, cached by their content's hash, and granted to no other origin.
 @Suite struct ConsoleAssetTests {
-    static func expectHardened(_ reply: Reply, sourceLocation: SourceLocation = #_sourceLocation) {
+    /// `scripts`: the page's own script source (the page names its host's assets folder; the
+    /// in-process client's host is `localhost`).
+    static func expectHardened(_ reply: Reply, scripts: String = "'self'", sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(
             reply.header("Content-Security-Policy")
-                == "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+                == "default-src 'self'; script-src \(scripts); style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
             "\(reply.headers)", sourceLocation: sourceLocation)
         #expect(reply.header("X-Content-Type-Options") == "nosniff", sourceLocation: sourceLocation)
         #expect(reply.header("Referrer-Policy") == "no-referrer", sourceLocation: sourceLocation)
@@ -29,7 +31,7 @@ import Testing
         try await TestServer.run { api in
             let page = try await api.get("/console", headers: Headers.none)
             #expect(page.status == .ok && page.header("Content-Type") == "text/html; charset=utf-8", "\(page)")
-            Self.expectHardened(page)
+            Self.expectHardened(page, scripts: "localhost/console/assets/")
             #expect(page.header("Cache-Control") == "no-cache")
             let etag = try #require(page.header("ETag"))
             let again = try await api.get("/console", headers: Headers.make([("If-None-Match", etag)]))

@@ -18,6 +18,9 @@ import Testing
           console.log('hello from \(tag) for ' + who + (request.sessionToken ? ' with a token' : ''));
           return { tag: '\(tag)', who: who, n: request.params.n };
         });
+        AV.Cloud.define('secret', { internal: true }, function () {
+          return 'internal ran';
+        });
         AV.Cloud.define('fail', function () {
           console.log('about to fail');
           throw new AV.Cloud.Error('no luck', { code: 142 });
@@ -35,6 +38,23 @@ import Testing
                 "/1.1/engine/deploys", headers: Headers.master, ["environment": "staging", "files": ["cloud.js": .string(code("v2"))]])
             #expect(deployed.status == .created, "\(deployed)")
             try await body(api)
+        }
+    }
+
+    /// As a user, as that user's own call: an internal function is refused (from the attack
+    /// review: it ran, where the user's own call is answered 401). As the master it runs.
+    @Test func anInternalFunctionIsRefusedAsAUserAndRunsAsTheMaster() async throws {
+        try await Self.run { api in
+            let browser = try await ConsoleBrowser.loggedIn(api)
+            let signedUp = try await api.post("/1.1/users", ["username": "bob", "password": "secret-pass"])
+            let bob = try #require(signedUp.objectId, "\(signedUp)")
+            let asBob = try await browser.send(.post, "/console/api/invoke", ["function": "secret", "user": .string(bob)])
+            #expect(asBob.status == .ok && asBob["result"] == nil, "\(asBob)")
+            #expect(asBob["error"]?["status"] == 401, "\(asBob)")
+            let ownCall = try await api.post("/1.1/functions/secret", [:])
+            #expect(ownCall.status == .unauthorized, "\(ownCall)")
+            let asMaster = try await browser.send(.post, "/console/api/invoke", ["function": "secret"])
+            #expect(asMaster["result"] == "internal ran", "\(asMaster)")
         }
     }
 

@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import HTTPTypes
 import JSON
+import NIOHTTP1
 import TestSupport
 import Testing
 
@@ -68,7 +69,14 @@ import Testing
         try await TestServer.run { api in
             let browser = try await ConsoleBrowser.loggedIn(api)
             let planted = "fh_console=" + String(repeating: "0", count: 64)
-            for cookie in ["\(planted); \(browser.cookie)", "fh_console=junk; \(planted); \(browser.cookie)"] {
+            // Browsers send a longer path's cookie first: four and more planted with paths of
+            // their own, malformed ones (skipped before they count) and well-formed ones.
+            let malformed = (0..<8).map { "fh_console=x\($0)" }.joined(separator: "; ")
+            let wellFormed = Array(repeating: planted, count: 6).joined(separator: "; ")
+            for cookie in [
+                "\(planted); \(browser.cookie)", "fh_console=junk; \(planted); \(browser.cookie)", "\(malformed); \(browser.cookie)",
+                "\(malformed); \(wellFormed); \(browser.cookie)",
+            ] {
                 let headers = Self.headers(cookie: cookie, of: browser)
                 #expect(try await api.send(.get, "/console/api/1.1/schemas", headers: headers).status == .ok, "\(cookie)")
             }
@@ -83,6 +91,21 @@ import Testing
     /// The page's headers with `cookie` as its only Cookie.
     static func headers(cookie: String, of browser: ConsoleBrowser) -> HTTPFields {
         Headers.make([("Cookie", cookie), ("Origin", ConsoleBrowser.origin), ("X-Console-CSRF", browser.csrf)])
+    }
+
+    /// The page's scripts come from its assets folder only: a file a client uploaded, served
+    /// from the same origin, is no script the page's policy admits.
+    @Test func thePagesScriptsComeOnlyFromItsAssets() async throws {
+        try await TestServer.run(transport: .socket) { api in
+            let page = try await EdgeFixture.send(port: api.port, .GET, "/console", host: "console.example:8080", headers: [])
+            let policy = try #require(page.header("Content-Security-Policy"), "\(page)")
+            #expect(policy.contains("script-src console.example:8080/console/assets/;"), "\(policy)")
+            #expect(!policy.contains("script-src 'self'"), "\(policy)")
+        }
+        // A Host CSP can't name as a host falls back to the origin, never to something wider.
+        for odd in ["[::1]:8080", "a b", "x;script-src *", ""] {
+            #expect(ConsoleAssets.contentSecurityPolicy(authority: odd).contains("script-src 'self';"), "\(odd)")
+        }
     }
 
     /// The console's API answers are the master key's data: never cached, sniffed or framed,

@@ -58,7 +58,7 @@ import Testing
             let key = try #require(file["key"]?.stringValue)
             let hosts = [
                 "files.example.com.evil.com", "evil.files.example.com", "files.example.co", "xfiles.example.com",
-                "files.example.com.", "files.example.com@evil.com", "127.0.0.1", "evil.com",
+                "files.example.com@evil.com", "127.0.0.1", "evil.com",
             ]
             for host in hosts {
                 let reply = try await EdgeFixture.send(
@@ -68,6 +68,11 @@ import Testing
                 let date = try await EdgeFixture.send(port: api.port, .GET, "/1.1/date", host: host)
                 #expect(date.status == .ok, "\(host): \(date)")
             }
+            // The fully qualified name (a trailing dot) is the same host: the file domain's.
+            let qualified = try await EdgeFixture.send(port: api.port, .GET, "/\(key)", host: Self.domain + ".")
+            #expect(qualified.status == .ok && qualified.text == "file b", "\(qualified)")
+            let date = try await EdgeFixture.send(port: api.port, .GET, "/1.1/date", host: Self.domain + ".")
+            #expect(date.status == .notFound, "\(date)")
         }
     }
 

@@ -140,6 +140,16 @@ import Testing
         }
     }
 
+    /// `import EXPORT --download-files` into `s3`'s bucket, on the data directory `destination`.
+    static func importIntoTheBucket(_ s3: S3TestServer, export: String, destination: String) async throws -> CLI.Run {
+        try await CLI.functionhost(
+            [
+                "import", export, "--download-files", "--public-url", "https://api.example.com",
+                "--files-s3-endpoint", s3.endpoint, "--files-s3-bucket", s3.bucket, "--files-s3-path-style",
+                "--files-s3-access-key", s3.accessKey, "--files-s3-secret-key", s3.secretKey,
+            ] + ImportCommandTests.target(destination), port: 0)
+    }
+
     /// A bucket holding other bytes under a file's key (another size than the export's) keeps
     /// them: the import reports the key and leaves the file on its old url.
     @Test func aKeyTheBucketHoldsOtherBytesUnderIsReportedNotOverwritten() async throws {
@@ -149,19 +159,26 @@ import Testing
             let other = try await store.beginUpload(key: key)
             try await other.append(ByteBuffer(string: "someone else's object"))
             _ = try await other.finish()
-            let run = try await CLI.functionhost(
-                [
-                    "import", export, "--download-files", "--public-url", "https://api.example.com",
-                    "--files-s3-endpoint", s3.endpoint, "--files-s3-bucket", s3.bucket,
-                    "--files-s3-path-style",
-                    "--files-s3-access-key", s3.accessKey, "--files-s3-secret-key", s3.secretKey,
-                ]
-                    + ImportCommandTests.target(destination), port: 0)
+            let run = try await Self.importIntoTheBucket(s3, export: export, destination: destination)
             #expect(run.status == 0, "\(run)")
             #expect(run.output.contains("file bytes: 4 served here, 1 not found"), "\(run)")
             #expect(run.output.contains(key), "\(run)")
             #expect(try await Self.read(store, key) == "someone else's object")
             #expect(!domain.log.paths.contains("/" + key))
+        }
+    }
+
+    /// A file domain whose body doesn't end: the download stops past the export's size (it
+    /// filled 3.8 GB in 15 s before), nothing is kept under the key, and the import goes on.
+    @Test func aBodyLongerThanTheExportSaysIsStoppedThere() async throws {
+        try await Self.withExport { s3, domain, export, destination in
+            let key = Self.files.keys.sorted()[0]
+            domain.answer(key, with: .endless)
+            let run = try await Self.importIntoTheBucket(s3, export: export, destination: destination)
+            #expect(run.status == 0, "\(run)")
+            #expect(run.output.contains("file bytes: 4 served here, 1 not found"), "\(run)")
+            #expect(run.output.contains("passed the"), "\(run)")
+            #expect(try await s3.store().size(ofKey: key) == nil)
         }
     }
 }

@@ -16,6 +16,8 @@ package struct FileDomainStandIn: Sendable {
         case unavailable
         /// A `Content-Length` of the whole and half the bytes, then the connection closes.
         case cut
+        /// A body with no end (chunked, 64 KB at a time until the client goes).
+        case endless
     }
 
     /// The port it listens on.
@@ -68,6 +70,11 @@ package struct FileDomainStandIn: Sendable {
                 throw CancellationError()
             }
             return Response(status: .ok, body: body)
+        case .endless:
+            let chunk = ByteBuffer(repeating: UInt8(ascii: "x"), count: 64 * 1024)
+            return Response(status: .ok, body: ResponseBody { writer in
+                while true { try await writer.write(chunk) }
+            })
         }
     }
 }

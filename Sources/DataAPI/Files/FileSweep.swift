@@ -37,6 +37,7 @@ package struct FileSweep: Sendable {
 
     /// Walks the whole store; with `deleting`, removes each orphan as it is found.
     public func run(deleting: Bool, now: Date = Date()) async throws -> Report {
+        try await checkDatabases()
         var report = Report()
         let cutoff = now.addingTimeInterval(-Double(minimumAge.components.seconds))
         var cursor: String?
@@ -62,18 +63,39 @@ package struct FileSweep: Sendable {
     }
 
     /// Which of `keys` a `_File` names, or an upload token not yet redeemed promises.
+    ///
+    /// Several objects may name one key (the master key writes `_File` objects through
+    /// `/classes` too): a page of answers can be all one key's. So each query asks only for the
+    /// keys not found yet, until one answers fewer than it could: every full page finds at least
+    /// one more key, and no key named is ever missed.
     private func namedKeys(_ keys: [String]) async throws -> Set<String> {
         var named = Set<String>()
-        let listed: JSONValue = ["$in": .array(keys.map(JSONValue.string))]
         for database in databases {
             for className in ["_File", FileUploadTokens.className] where try await database.classExists(className) {
-                var query = ObjectQuery(className: className, limit: keys.count)
-                query.predicate = try QueryPredicate(where: ["key": listed])
-                for object in try await database.find(query) {
-                    if let key = object.fields["key"]?.stringValue { named.insert(key) }
+                while true {
+                    let left = keys.filter { !named.contains($0) }
+                    guard !left.isEmpty else { return named }
+                    var query = ObjectQuery(className: className, limit: Self.pageSize)
+                    query.predicate = try QueryPredicate(where: ["key": ["$in": .array(left.map(JSONValue.string))]])
+                    let found = try await database.find(query)
+                    for object in found {
+                        if let key = object.fields["key"]?.stringValue { named.insert(key) }
+                    }
+                    if found.count < Self.pageSize { break }
                 }
             }
         }
         return named
+    }
+
+    /// Throws unless some database has `_File` objects to name keys: a sweep against the wrong
+    /// database (an empty one, a data directory mistyped) would take every stored file for an
+    /// orphan.
+    public func checkDatabases() async throws {
+        for database in databases where try await database.classExists("_File") {
+            var query = ObjectQuery(className: "_File", limit: 1)
+            if try await !database.find(query).isEmpty { return }
+        }
+        throw DataAPIError(.badParameters, "No _File object in the database swept against: is it the host's? Nothing was listed or removed.")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import JSON
 import NIOCore
 
@@ -66,7 +67,11 @@ package struct ExportFileBytes: Sendable {
                 }
             } else if let download, case .string(let url)? = object.fields["url"], url.hasPrefix("http://") || url.hasPrefix("https://") {
                 do {
-                    stored = try await write(key) { upload in try await download(url, upload) }
+                    // Never more than the export says (one byte past it tells a wrong file):
+                    // a body that doesn't end can't fill the disk or the bucket.
+                    stored = try await write(key) { upload in
+                        try await download(url, expected.map { BoundedUpload(inner: upload, limit: $0) } ?? upload)
+                    }
                 } catch let error as DataAPIError where error.code == .fileStoreFailure {
                     throw error
                 } catch {
@@ -102,5 +107,36 @@ package struct ExportFileBytes: Sendable {
             await upload.cancel()
             throw error
         }
+    }
+}
+
+/// An upload that refuses bytes past `limit`: a download bounded by the size its export gives.
+private final class BoundedUpload: FileContentUpload {
+    let inner: any FileContentUpload
+    let limit: Int
+    private let received = Mutex(0)
+
+    init(inner: any FileContentUpload, limit: Int) {
+        self.inner = inner
+        self.limit = limit
+    }
+
+    func append(_ bytes: ByteBuffer) async throws(DataAPIError) {
+        let total = received.withLock { count in
+            count += bytes.readableBytes
+            return count
+        }
+        guard total <= limit else {
+            throw DataAPIError(.importFailure, "the body passed the \(limit) bytes the export gives")
+        }
+        try await inner.append(bytes)
+    }
+
+    func finish() async throws(DataAPIError) -> StoredContent {
+        try await inner.finish()
+    }
+
+    func cancel() async {
+        await inner.cancel()
     }
 }

@@ -56,9 +56,24 @@ struct ConsoleAssets: Sendable {
         self.files = files
     }
 
+    /// The policy of the page served to `authority` (the request's `Host`): scripts only from
+    /// the console's own assets folder there, so that a file any client uploaded (served from
+    /// the same origin under `/files/`) can't run as a console script if HTML ever got into the
+    /// page. A name CSP can't write as a host (an IPv6 literal) keeps `'self'`.
+    static func contentSecurityPolicy(authority: String?) -> String {
+        guard let authority, !authority.isEmpty, authority.utf8.count <= 300,
+            authority.utf8.allSatisfy({ byte in
+                (byte >= 0x30 && byte <= 0x3A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2E
+                    || byte == 0x2D
+            })
+        else { return contentSecurityPolicy }
+        return contentSecurityPolicy.replacingOccurrences(of: "script-src 'self'", with: "script-src \(authority)/console/assets/")
+    }
+
     /// The answer for `asset`: 304 when the client holds it already.
     func response(_ asset: Asset, to request: Request, immutable: Bool) -> Response {
         var headers = Self.securityHeaders
+        if !immutable { headers[.contentSecurityPolicy] = Self.contentSecurityPolicy(authority: request.head.authority) }
         headers[.eTag] = asset.etag
         headers[.cacheControl] = immutable ? "public, max-age=31536000, immutable" : "no-cache"
         if request.headers[.ifNoneMatch] == asset.etag {

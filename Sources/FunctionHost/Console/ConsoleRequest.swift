@@ -20,19 +20,21 @@ struct ConsoleRequest {
         return path.hasPrefix("console") && (path.utf8.count == 7 || path.utf8.dropFirst(7).first == UInt8(ascii: "/"))
     }
 
-    /// The most session cookies one request is looked up by.
-    static let maxSessionCookies = 4
+    /// The most well-formed session cookies one request is looked up by.
+    static let maxSessionCookies = 16
 
-    /// The session ids the request's cookies carry, in order, the first `maxSessionCookies`:
-    /// every one, not only the first, so that a cookie another page of the same site planted
-    /// in front (cookies know no port) can't lock the operator out.
+    /// The well-formed session ids the request's cookies carry, in order, the first
+    /// `maxSessionCookies`: every one, not only the first, so that cookies another page of the
+    /// same site planted in front (cookies know no port, and a longer path is sent first) can't
+    /// lock the operator out; malformed ones are skipped before they are counted.
     var sessionIDs: [String] {
         var ids: [String] = []
         for header in request.headers[values: .cookie] {
             for pair in header.split(separator: ";") {
                 let pair = pair.drop { $0 == " " }
                 guard pair.hasPrefix(Self.cookieName + "="), ids.count < Self.maxSessionCookies else { continue }
-                ids.append(String(pair.dropFirst(Self.cookieName.utf8.count + 1)))
+                let id = String(pair.dropFirst(Self.cookieName.utf8.count + 1))
+                if ConsoleSessions.isWellFormed(id) { ids.append(id) }
             }
         }
         return ids

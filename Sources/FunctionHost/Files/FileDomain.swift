@@ -27,14 +27,22 @@ public struct FileDomain: Sendable, Equatable {
             host.utf8.allSatisfy({ $0 < 0x80 && $0 > 0x20 })
         else { return nil }
         base = text
-        hostName = host.lowercased()
+        hostName = Self.name(host)
+    }
+
+    /// A host name as compared: lowercased, without the trailing dot of a fully qualified name
+    /// (`files.example.com.` is the same host, and a browser may send it so).
+    public static func name(_ host: String) -> String {
+        var name = host.lowercased()
+        while name.hasSuffix(".") { name.removeLast() }
+        return name
     }
 
     /// Whether a request's `Host` (`:authority`) names this domain: its name compared
     /// case-insensitively, any port (a proxy in front may listen on another).
     func matches(authority: String?) -> Bool {
         guard let authority else { return false }
-        return EngineWebRoutes.hostName(authority) == hostName
+        return Self.name(EngineWebRoutes.hostName(authority)) == hostName
     }
 
     /// New files' URLs: `<base>/<key>`, or `<base>/<key>/<name>` to keep the file's name.

@@ -60,7 +60,7 @@ struct FileRoutes: Sendable {
                 "name": .string(issued.draft.name), "mime_type": .string(issued.draft.mimeType),
                 "url": .string(urls(context).url(of: issued.key, name: kept)),
                 "upload_url": .string("\(base)/1.1/fileUploads/\(issued.token)"),
-                "provider": .string(Self.provider(for: body)), "bucket": "files",
+                "provider": .string(Self.provider(for: body)), "bucket": .string(files.content.provider.bucket),
                 "createdAt": .string(ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())),
             ])
         }
