@@ -111,7 +111,11 @@ struct Import: AsyncParsableCommand {
             if let settings = try bucket.settings(environment: ProcessInfo.processInfo.environment) {
                 store = S3FileStore(settings: settings)
             } else {
-                store = try LocalFileStore(directory: URL(fileURLWithPath: dataDirectory).appendingPathComponent("files"))
+                // Beside a running host (PostgreSQL), whose uploads under way are in `.incoming`:
+                // made when missing, never emptied.
+                let files = URL(fileURLWithPath: dataDirectory).appendingPathComponent("files")
+                try FileManager.default.createDirectory(at: files.appendingPathComponent(".incoming"), withIntermediateDirectories: true)
+                store = LocalFileStore(runningIn: files)
             }
             var fileBytes = ExportFileBytes(sourceDirectory: filesDirectory, store: store, urls: urls)
             if let downloader {
