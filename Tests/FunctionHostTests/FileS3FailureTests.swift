@@ -86,8 +86,12 @@ import Testing
             try await FileFixture.run(configure: { $0.s3Files = try? server.settings() }) { api, _ in
                 let text = try await FileFixture.upload(api, "notes.txt", String(repeating: "not an image ", count: 100))
                 let answer = try await FileFixture.exchange(api, .get, try FileFixture.path(text["url"]) + "?imageView2/2/w/10/h/10")
-                #expect(answer.status == .unsupportedMediaType || answer.status == .badRequest, "\(answer.status)")
-                #expect((try? JSONValue(parsing: answer.body))?["error"]?.stringValue?.contains("not an image") == true)
+                #expect(answer.status == .badRequest, "\(answer.status)")
+                // Refused from its first bytes, before the original was fetched: libvips, which
+                // would have read the fetched copy, says "is not an image".
+                #expect(
+                    (try? JSONValue(parsing: answer.body))?["error"]?.stringValue?.hasPrefix("The file does not start as an image") == true,
+                    "\(String(decoding: answer.body, as: UTF8.self))")
             }
         }
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import JSON
 import NIOCore
 
@@ -114,7 +113,8 @@ package struct ExportFileBytes: Sendable {
 private final class BoundedUpload: FileContentUpload {
     let inner: any FileContentUpload
     let limit: Int
-    private let received = Mutex(0)
+    /// Bytes appended so far (`FileBytesWriter`'s counter).
+    private let received = ByteCount()
 
     init(inner: any FileContentUpload, limit: Int) {
         self.inner = inner
@@ -122,11 +122,7 @@ private final class BoundedUpload: FileContentUpload {
     }
 
     func append(_ bytes: ByteBuffer) async throws(DataAPIError) {
-        let total = received.withLock { count in
-            count += bytes.readableBytes
-            return count
-        }
-        guard total <= limit else {
+        guard received.add(bytes.readableBytes) <= limit else {
             throw DataAPIError(.importFailure, "the body passed the \(limit) bytes the export gives")
         }
         try await inner.append(bytes)

@@ -24,16 +24,10 @@ struct ConsoleInvokeRoute: Sendable {
             let body = try await request.jsonObject(context: context)
             let (name, environment, identity) = try Self.parse(body)
             try limiter.admit(function: name)
-            let outcome: Result<JSONValue, any Error>
-            let logs: [String]
             // As a user, as that user's own call would be: an internal function is refused.
-            if case .user = identity, let refused = Self.refusal(of: name, in: environment, invoker: invoker) {
-                (outcome, logs) = (.failure(refused), [])
-            } else {
-                (outcome, logs) = await invoker.invoke(
-                    name, params: body["params"] ?? .object([:]), environment: environment, as: identity, timeout: nil,
-                    tags: ["console": "invoke"], logger: context.logger)
-            }
+            let (outcome, logs) = await invoker.invoke(
+                name, params: body["params"] ?? .object([:]), environment: environment, as: identity, timeout: nil,
+                mayCallInternal: identity == .master, tags: ["console": "invoke"], logger: context.logger)
             var answer: [String: JSONValue] = [
                 "environment": .string(environment.rawValue), "logs": .array(logs.map(JSONValue.string)),
             ]
@@ -46,17 +40,6 @@ struct ConsoleInvokeRoute: Sendable {
                 answer["error"] = ["code": .int(Int64(mapped.code)), "error": .string(mapped.message), "status": .int(Int64(mapped.status.code))]
             }
             return ConsoleRoutes.answer(.object(answer))
-        }
-    }
-
-    /// Why a user's own call of `name` would be refused before it runs (an internal function,
-    /// an unknown one); nil when it would run.
-    static func refusal(of name: String, in environment: EnvironmentName, invoker: FunctionInvoker) -> (any Error)? {
-        do {
-            _ = try invoker.target(name, in: environment, mayCallInternal: false)
-            return nil
-        } catch {
-            return error
         }
     }
 

@@ -76,7 +76,8 @@ struct FileThumbnails: Sendable {
             }
             do {
                 guard try await ImageSignature.matches(store: store, key: key, size: size) else {
-                    throw ThumbnailError(.notAnImage, "The file is not an image thumbnails are made of (JPEG, PNG, WebP, GIF, HEIF).")
+                    // Its own words: the answer tells that the original was never fetched.
+                    throw ThumbnailError(.notAnImage, "The file does not start as an image thumbnails are made of (JPEG, PNG, WebP, GIF, HEIF).")
                 }
                 guard try await store.copy(key: key, to: temporary, limit: limit) else {
                     throw ThumbnailError(.storage, "The original is gone.")

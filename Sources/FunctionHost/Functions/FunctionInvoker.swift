@@ -117,17 +117,18 @@ struct FunctionInvoker: Sendable {
         return result
     }
 
-    /// A call the host makes itself: as the master or as a user fetched by id, any function
-    /// (internal ones too, as LeanEngine's queue calls with the hook key), within `timeout`
-    /// (nil: the function's own), each log line tagged with `tags`. Answers how it ended and
-    /// the function's log lines of this call (at most `CallLogCapture.lineLimit`).
+    /// A call the host makes itself: as the master or as a user fetched by id, within `timeout`
+    /// (nil: the function's own), each log line tagged with `tags`; internal functions too
+    /// unless `mayCallInternal` is false (LeanEngine's queue calls with the hook key; the
+    /// console calling as a user calls as that user's own request would). Answers how it ended
+    /// and the function's log lines of this call (at most `CallLogCapture.lineLimit`).
     func invoke(
         _ name: String, params: JSONValue, environment: EnvironmentName, as identity: Identity, timeout: Duration?,
-        tags: Logger.Metadata, logger: Logger
+        mayCallInternal: Bool = true, tags: Logger.Metadata, logger: Logger
     ) async -> (result: Result<JSONValue, any Error>, logs: [String]) {
         let capture = CallLogCapture()
         do {
-            let target = try target(name, in: environment, mayCallInternal: true)
+            let target = try target(name, in: environment, mayCallInternal: mayCallInternal)
             var call = Call(
                 params: params, caller: Caller(isMaster: true), sessionToken: nil, currentUser: nil, timeout: timeout, tags: tags,
                 logger: logger.capturing(into: capture),

@@ -51,7 +51,7 @@ public final class HostMetrics: Sendable {
         let series = requests.withLock { $0[key] } ?? newRequestSeries(key)
         series.timer.record(duration: duration)
         series.errors?.increment()
-        history.record(.init(kind: "route", name: method + " " + route, environment: environment), failed: status >= 500, duration: duration)
+        history.record(.init(kind: "route", method: method, name: route, environment: environment), failed: status >= 500, duration: duration)
     }
 
     /// One call of a cloud function; `outcome` is `ok`, `error` (it threw for its caller),

@@ -11,8 +11,14 @@ final class MetricsHistory: Sendable {
     /// pattern), in an environment. Route patterns and function names are few: ids never enter.
     struct Key: Hashable, Sendable {
         var kind: String
+        /// A route's method, apart from its pattern so that a request builds no string to count
+        /// itself (the two are joined only when the history is read); empty for a function.
+        var method = ""
         var name: String
         var environment: String
+
+        /// What the console shows: `GET /1.1/classes/{className}`, or the function's name.
+        var label: String { method.isEmpty ? name : "\(method) \(name)" }
     }
 
     /// What a series counted in one minute; `buckets[i]` the calls that took at most
@@ -81,10 +87,10 @@ final class MetricsHistory: Sendable {
     /// since 1970, "series": [{"kind", "name", "environment", "calls", "errors", "buckets"}]}]}`.
     var json: JSONValue {
         let minutes = minutes().map { minute -> JSONValue in
-            let series = minute.series.sorted { ($0.key.kind, $0.key.name, $0.key.environment) < ($1.key.kind, $1.key.name, $1.key.environment) }
+            let series = minute.series.sorted { ($0.key.kind, $0.key.label, $0.key.environment) < ($1.key.kind, $1.key.label, $1.key.environment) }
                 .map { key, counts -> JSONValue in
                     [
-                        "kind": .string(key.kind), "name": .string(key.name), "environment": .string(key.environment),
+                        "kind": .string(key.kind), "name": .string(key.label), "environment": .string(key.environment),
                         "calls": .int(Int64(counts.calls)), "errors": .int(Int64(counts.errors)),
                         "buckets": .array(counts.buckets.map { .int(Int64($0)) }),
                     ]
