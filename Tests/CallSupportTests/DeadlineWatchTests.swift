@@ -71,3 +71,31 @@ import Testing
         #expect(!Task.isCancelled)
     }
 }
+
+extension DeadlineWatchTests {
+    @TaskLocal static var requestTag: String?
+
+    @Test func theCallSeesTheCallersTaskLocalValues() async throws {
+        let watch = DeadlineWatch()
+        let seen = try await Self.$requestTag.withValue("r-1") {
+            try await watch.run(until: .now + .seconds(30)) { Self.requestTag }
+        }
+        #expect(seen == "r-1")
+    }
+
+    @Test func cancellingTheCallerCancelsTheCall() async throws {
+        let watch = DeadlineWatch()
+        let started = AsyncStream<Void>.makeStream()
+        let caller = Task {
+            try await watch.run(until: .now + .seconds(3600)) { () async throws -> Int in
+                started.continuation.yield()
+                try await Task.sleep(for: .seconds(3600))
+                return 1
+            }
+        }
+        var iterator = started.stream.makeAsyncIterator()
+        await iterator.next()
+        caller.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await caller.value }
+    }
+}

@@ -24,7 +24,11 @@ struct FunctionInvoker: Sendable {
     let deadlines = DeadlineWatch()
     /// The configured public URL and the app id, what a script's search results link with.
     var publicURL: String? = nil
-    var appId = ""
+    var appId = "" {
+        didSet { searchScheme = SearchLinkSource.scheme(forAppId: appId) }
+    }
+    /// The app's search link scheme, made once from `appId`.
+    private(set) var searchScheme = SearchLinkSource.scheme(forAppId: "")
     /// Whether staging shares production's data: then a user's staging call writes under
     /// production's hooks, as `AuthMiddleware` decides for a client's request.
     var stagingSharesData = true
@@ -56,7 +60,7 @@ struct FunctionInvoker: Sendable {
         /// Metadata every log line of the call carries besides function, environment and version.
         var tags: Logger.Metadata = [:]
         var logger: Logger
-        var searchLinks: SearchLinks? = nil
+        var searchLinks: SearchLinkSource? = nil
     }
 
     /// Who a call the host makes itself (a task, a timer's firing) acts as.
@@ -132,7 +136,7 @@ struct FunctionInvoker: Sendable {
             var call = Call(
                 params: params, caller: Caller(isMaster: true), sessionToken: nil, currentUser: nil, timeout: timeout, tags: tags,
                 logger: logger.capturing(into: capture),
-                searchLinks: publicURL.map { SearchLinks(base: $0, appId: appId) })
+                searchLinks: publicURL.map { SearchLinkSource(publicURL: $0, scheme: searchScheme) })
             switch identity {
             case .master:
                 // The master key's caller in the code's environment, as `AuthMiddleware` builds

@@ -48,7 +48,7 @@ public struct FunctionRequest: Sendable {
     let functions: FunctionRegistry
     /// Where a script's search results link to (`_app_url`, `_deeplink`): this server as the
     /// request reached it. Nil where no request is served from (such results carry no links).
-    var searchLinks: SearchLinks? = nil
+    var searchLinks: SearchLinkSource? = nil
 
     /// Calls another function of the host in process, as `AV.Cloud.run` does: same caller,
     /// same deadline, no HTTP. Internal functions may be called this way. With a

@@ -54,8 +54,8 @@ struct FunctionRoutes: Sendable {
             .init(
                 params: params, caller: caller, sessionToken: sessionToken, currentUser: user, isRPC: rpc,
                 remoteAddress: context.clientAddress, logger: context.logger,
-                searchLinks: SearchLinks(
-                    base: LinkBase.forFiles(publicURL: invoker.publicURL, context: context), appId: invoker.appId)))
+                searchLinks: SearchLinkSource(
+                    publicURL: invoker.publicURL, localAddress: context.connectionLocalAddress, scheme: invoker.searchScheme)))
         return JSONResponse(["result": rpc ? result : Self.plain(result)])
     }
 

@@ -48,7 +48,7 @@ struct JavaScriptCall {
     func run(
         _ request: JSONValue, data: DataClient, codeEnvironment: EnvironmentName, deadline: ContinuousClock.Instant,
         backgroundTime: Duration, run: @escaping @Sendable (String, JSONValue, String?) async throws -> JSONValue,
-        outbound: @escaping ScriptHost.Outbound, client: String?, searchLinks: SearchLinks? = nil,
+        outbound: @escaping ScriptHost.Outbound, client: String?, searchLinks: SearchLinkSource? = nil,
         queue: TaskQueueClient? = nil, logger: Logger
     ) async throws -> JSONValue {
         let host = ScriptHost(

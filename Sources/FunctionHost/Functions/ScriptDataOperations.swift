@@ -13,10 +13,10 @@ struct ScriptDataOperations: Sendable {
     let service: DataService
 
     /// Where search results link to (`_app_url`, `_deeplink`); nil leaves the links out.
-    let searchLinks: SearchLinks?
+    let searchLinks: SearchLinkSource?
 
     /// Creates the operations over a data service.
-    init(service: DataService, searchLinks: SearchLinks? = nil) {
+    init(service: DataService, searchLinks: SearchLinkSource? = nil) {
         self.service = service
         self.searchLinks = searchLinks
     }
@@ -80,7 +80,7 @@ struct ScriptDataOperations: Sendable {
             // The caller's search, as `GET /1.1/search/select` runs it for a client.
             let request = try ScriptSearch.request(arguments)
             let answer = try await service.search(request, caller: caller)
-            return ScriptSearch.answerJSON(answer, links: searchLinks)
+            return ScriptSearch.answerJSON(answer, links: searchLinks?.links)
         case .cloudRun, .cloudUser, .cloudEnqueue, .cloudTaskInfo, .httpRequest:
             throw HostCallError(code: 1, message: "'\(operation.rawValue)' is not a data operation.")
         }

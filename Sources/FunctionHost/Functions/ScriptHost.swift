@@ -28,7 +28,7 @@ struct ScriptHost: SandboxHost {
     /// Outbound HTTP under the environment's allow-list.
     let outbound: Outbound
     /// Where search results link to (`_app_url`); nil leaves the links out.
-    var searchLinks: SearchLinks? = nil
+    var searchLinks: SearchLinkSource? = nil
     /// The Cloud Queue for `AV.Cloud.enqueue` and `AV.Cloud.getTaskInfo`; nil where the code
     /// can't reach it (a hook's call), which refuses both with 108.
     var queue: TaskQueueClient? = nil

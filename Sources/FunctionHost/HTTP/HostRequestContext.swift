@@ -49,9 +49,12 @@ public struct HostRequestContext: RequestContext {
     /// URLs point when no public URL is configured. The socket's own address, not the
     /// request's `Host`, which the client writes; built only when asked for.
     public var serverAddress: String? {
-        guard let localAddress, let ip = localAddress.ipAddress, let port = localAddress.port else { return nil }
-        return "http://\(ip.contains(":") ? "[\(ip)]" : ip):\(port)"
+        LinkBase.serverAddress(of: localAddress)
     }
+
+    /// The socket address this connection reached the server at, for links made later (a
+    /// call's search answers).
+    var connectionLocalAddress: SocketAddress? { localAddress }
 
     /// Creates a context for a new request.
     public init(source: Source) {

@@ -1,5 +1,6 @@
 public import DataAPI
 import HTTPTypes
+import NIOCore
 
 /// Where the links and URLs the server hands out point. Never the request's `Host` (nor
 /// `X-Forwarded-Proto`): a client writes those, and a password-reset link built from them
@@ -16,6 +17,13 @@ enum LinkBase {
     /// reached this server at.
     static func forFiles(publicURL: String?, context: HostRequestContext) -> String {
         publicURL ?? context.serverAddress ?? "http://localhost"
+    }
+
+    /// `http://<ip>:<port>` of a socket address (brackets around an IPv6 address); nil for
+    /// one without an IP address.
+    static func serverAddress(of address: SocketAddress?) -> String? {
+        guard let address, let ip = address.ipAddress, let port = address.port else { return nil }
+        return "http://\(ip.contains(":") ? "[\(ip)]" : ip):\(port)"
     }
 
     /// What a request that would email a link is answered when no public URL is configured.
