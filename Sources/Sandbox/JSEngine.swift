@@ -13,6 +13,9 @@ final class JSEngine {
         var cpuSeconds: Double
         /// Bytes of heap the VM may reach before the script is stopped.
         var memoryBytes: Int = 256 << 20
+        /// The thread's CPU time (`JSWatchdog.threadCPUTime()`) when the caller began this
+        /// step, if it read it: each read is a system call, and a JS call's step made three.
+        var startedAt: Double? = nil
     }
 
     /// An argument passed to a JavaScript function from Swift.
@@ -141,7 +144,7 @@ final class JSEngine {
     private func guarded(
         _ limits: Limits, _ body: (inout JSValueRef?) -> JSValueRef?
     ) throws(ScriptError) -> String? {
-        watchdog.arm(cpuSeconds: limits.cpuSeconds, memoryBytes: limits.memoryBytes)
+        watchdog.arm(cpuSeconds: limits.cpuSeconds, memoryBytes: limits.memoryBytes, from: limits.startedAt)
         defer { watchdog.disarm() }
         var exception: JSValueRef?
         let value = body(&exception)

@@ -27,10 +27,11 @@ final class JSWatchdog {
         self.group = group
     }
 
-    /// Starts watching a script allowed `cpuSeconds` of CPU time and `memoryBytes` of heap.
-    func arm(cpuSeconds: Double, memoryBytes: Int) {
+    /// Starts watching a script allowed `cpuSeconds` of CPU time and `memoryBytes` of heap,
+    /// counted from `start` (the thread's CPU time read just before; now when nil).
+    func arm(cpuSeconds: Double, memoryBytes: Int, from start: Double? = nil) {
         verdict = nil
-        cpuDeadline = Self.threadCPUTime() + cpuSeconds
+        cpuDeadline = (start ?? Self.threadCPUTime()) + cpuSeconds
         memoryCeiling = memoryBytes
         rearm()
     }

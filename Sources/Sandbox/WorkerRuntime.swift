@@ -75,7 +75,8 @@ final class WorkerRuntime: Sendable {
         defer { table.charge(id, seconds: JSWatchdog.threadCPUTime() - started) }
         do throws(ScriptError) {
             _ = try box.engine.call(
-                function, arguments, limits: .init(cpuSeconds: max(0.001, cpuLeft), memoryBytes: limits.memoryBytes))
+                function, arguments,
+                limits: .init(cpuSeconds: max(0.001, cpuLeft), memoryBytes: limits.memoryBytes, startedAt: started))
         } catch {
             table.finish(id, error, lines: drop(id, box: box))
             // Calls queued behind this step haven't started, so a reset spares them.
