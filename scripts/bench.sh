@@ -113,6 +113,10 @@ paired() {
 echo "wrk -t2 -c$CONNECTIONS -d${DURATION}s on loopback, $(nproc) cores; the host logs at its default level (info, one line per request)"
 run_wrk "bare hello route" "http://127.0.0.1:$BARE_PORT/hello"; BARE=$RPS
 paired scripts/bench/hello.lua swift "Swift function swiftHello" "http://127.0.0.1:$HOST_PORT/1.1/functions/swiftHello"
+# The host's edge alone: an authenticated GET /1.1/date (router, keys, CORS, request log and
+# metrics, the answer) and no other work: the most any authenticated route reaches here.
+paired scripts/bench/auth.lua edge "authenticated GET /1.1/date" "http://127.0.0.1:$HOST_PORT/1.1/date"
+EDGE_RATIO=${RATIO[edge]}
 paired scripts/bench/hello.lua js "JS function helloJS" "http://127.0.0.1:$HOST_PORT/1.1/functions/helloJS"
 HELLO_RATIO=${RATIO[swift]}; JS_RATIO=${RATIO[js]}
 CONNECTIONS=1 run_wrk "Swift function swiftHello (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/functions/swiftHello" scripts/bench/hello.lua
@@ -231,6 +235,7 @@ target "Swift function / bare route (log: info)" "$HELLO_RATIO" ">=" 0.85
 target "JS function / bare route" "$JS_RATIO" ">=" 0.6
 target "create with JS before+afterSave / create" "$HOOK_RATIO" ">=" 0.75
 target "object create / SQLite insert loop" "$(ratio "$CREATE" "$SQLITE")" ">=" 0.7
+printf "  %-44s %6.2f   (no target: the ceiling of any authenticated route in this run)\n" "authenticated GET /1.1/date / bare route" "$EDGE_RATIO"
 baseline() { [ -f "$BASELINE_FILE" ] && awk -v k="$1" '$1 == k {print $2}' "$BASELINE_FILE"; }
 if [ -f "$BASELINE_FILE" ]; then
     echo "  latency at c=$CONNECTIONS / the bare route's, no worse than $BASELINE_FILE ($(awk -F': ' '/^# commit:/ {c=$2} /^# machine:/ {m=$2} END {print "commit " c ", " m}' "$BASELINE_FILE")):"
