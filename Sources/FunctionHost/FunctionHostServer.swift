@@ -185,8 +185,7 @@ public enum FunctionHostServer {
             cache: try ThumbnailCache(
                 directory: ThumbnailOptions.directory(in: configuration.dataDirectory), maxBytes: configuration.thumbnails.cacheBytes))
         var invoker = FunctionInvoker(environments: environments, data: data, metrics: metrics, logs: functionLogs)
-        invoker.publicURL = configuration.publicURL
-        invoker.appId = configuration.keys.appId
+        invoker.searchLinks = SearchLinkSource(publicURL: configuration.publicURL, appId: configuration.keys.appId)
         invoker.stagingSharesData = configuration.stagingSharesData
         let queue = CloudQueue(
             data: data, clock: configuration.queue.clock, settings: configuration.queue.settings,

@@ -83,7 +83,8 @@ extension DeadlineWatchTests {
         #expect(seen == "r-1")
     }
 
-    @Test func cancellingTheCallerCancelsTheCall() async throws {
+    // Bounded: were cancellation not forwarded, the call would sleep its hour and fail here.
+    @Test(.timeLimit(.minutes(1))) func cancellingTheCallerCancelsTheCall() async throws {
         let watch = DeadlineWatch()
         let started = AsyncStream<Void>.makeStream()
         let caller = Task {

@@ -124,6 +124,20 @@ import Testing
         }
     }
 
+    @Test func resultsLinkUnderThePublicURLWithTheAppsScheme() async throws {
+        try await JSDataServer.run(["cloud.js": Self.cloudJS], configure: { $0.publicURL = "https://api.example.com" }) { api in
+            let corpus = try await Self.seed(api)
+            let answer = try await api.jsFunction("search", ["className": "Post", "q": "coffee", "limit": 10])
+            let results = (answer["pages"]?.arrayValue ?? []).flatMap { $0.arrayValue ?? [] }
+            #expect(results.count == corpus.english.count, "\(answer)")
+            for result in results {
+                // The app id `app`: LeanCloud's scheme `com.leancloud.` + its first 8 characters.
+                let id = result["id"]?.stringValue ?? "?"
+                #expect(result["appURL"] == .string("https://api.example.com/1.1/go/com.leancloud.app/classes/Post/\(id)"), "\(result)")
+            }
+        }
+    }
+
     @Test func chineseWordsAreFoundAndHighlighted() async throws {
         try await JSDataServer.run(["cloud.js": Self.cloudJS]) { api in
             let corpus = try await Self.seed(api)

@@ -9,8 +9,9 @@ extension ExportImporter {
         // Only an adopted file's url changed; one left on its old url matches what is stored.
         let adopted = objects.filter { $0.fields["provider"] == .string(provider) }
         guard !adopted.isEmpty else { return }
-        for old in try await storage.fetch("_File", ids: adopted.map(\.objectId)) {
-            guard let new = adopted.first(where: { $0.objectId == old.objectId }), new.fields["key"] == old.fields["key"],
+        let byId = Dictionary(adopted.map { ($0.objectId, $0) }, uniquingKeysWith: { first, _ in first })
+        for old in try await storage.fetch("_File", ids: Array(byId.keys)) {
+            guard let new = byId[old.objectId], new.fields["key"] == old.fields["key"],
                 new.fields["url"] != old.fields["url"]
             else { continue }
             var changes = ObjectChanges()

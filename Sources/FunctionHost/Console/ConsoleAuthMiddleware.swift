@@ -33,10 +33,10 @@ struct ConsoleAuthMiddleware: RouterMiddleware {
     /// The headers every answer under the console's API carries.
     static func protect(_ headers: inout HTTPFields) {
         headers[.cacheControl] = "no-store"
-        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        headers[.xContentTypeOptions] = "nosniff"
         headers[.referrerPolicy] = "no-referrer"
         headers[.xFrameOptions] = "DENY"
-        headers[HTTPField.Name("Content-Security-Policy")!] = "default-src 'none'; frame-ancestors 'none'; sandbox"
+        headers[.contentSecurityPolicy] = "default-src 'none'; frame-ancestors 'none'; sandbox"
     }
 
     private func authorized(

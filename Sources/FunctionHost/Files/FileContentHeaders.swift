@@ -30,10 +30,10 @@ enum FileContentHeaders {
     static func apply(storedType: String?, name: String?, to headers: inout HTTPFields) {
         let type = normalized(storedType)
         headers[.contentType] = type ?? "application/octet-stream"
-        headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
-        headers[HTTPField.Name("Content-Security-Policy")!] = "sandbox"
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[.contentSecurityPolicy] = "sandbox"
         if let type, isPassive(essence(type)) { return }
-        headers[HTTPField.Name("Content-Disposition")!] = disposition(name)
+        headers[.contentDisposition] = disposition(name)
     }
 
     /// The type as served: its essence (`type/subtype`, lowercased) and its charset; nil unless

@@ -63,11 +63,10 @@ struct FileDownloads: Sendable {
         // On every answer, 304 and 206 included: a cached or partial page must not run either.
         FileContentHeaders.apply(
             storedType: file.fields["mime_type"]?.stringValue, name: file.fields["name"]?.stringValue, to: &headers)
-        let disposition = HTTPField.Name("Content-Disposition")!
         if redirects,
             let url = store.downloadURL(
                 ofKey: key, expiry: Self.redirectExpiry, contentType: headers[.contentType] ?? "application/octet-stream",
-                disposition: headers[disposition])
+                disposition: headers[.contentDisposition])
         {
             // A new URL each time, valid minutes: the redirect itself is never cached. The
             // bucket answers with the type and disposition the host would have sent.

@@ -22,13 +22,9 @@ struct FunctionInvoker: Sendable {
     let logs: FunctionLogs
     /// Ends Swift functions that run past their deadline.
     let deadlines = DeadlineWatch()
-    /// The configured public URL and the app id, what a script's search results link with.
-    var publicURL: String? = nil
-    var appId = "" {
-        didSet { searchScheme = SearchLinkSource.scheme(forAppId: appId) }
-    }
-    /// The app's search link scheme, made once from `appId`.
-    private(set) var searchScheme = SearchLinkSource.scheme(forAppId: "")
+    /// What a script's search results link with: the configured public URL and the app's
+    /// scheme; a client's call adds the address its connection reached.
+    var searchLinks = SearchLinkSource(appId: "")
     /// Whether staging shares production's data: then a user's staging call writes under
     /// production's hooks, as `AuthMiddleware` decides for a client's request.
     var stagingSharesData = true
@@ -136,7 +132,7 @@ struct FunctionInvoker: Sendable {
             var call = Call(
                 params: params, caller: Caller(isMaster: true), sessionToken: nil, currentUser: nil, timeout: timeout, tags: tags,
                 logger: logger.capturing(into: capture),
-                searchLinks: publicURL.map { SearchLinkSource(publicURL: $0, scheme: searchScheme) })
+                searchLinks: searchLinks.publicURL == nil ? nil : searchLinks)
             switch identity {
             case .master:
                 // The master key's caller in the code's environment, as `AuthMiddleware` builds

@@ -54,8 +54,7 @@ struct FunctionRoutes: Sendable {
             .init(
                 params: params, caller: caller, sessionToken: sessionToken, currentUser: user, isRPC: rpc,
                 remoteAddress: context.clientAddress, logger: context.logger,
-                searchLinks: SearchLinkSource(
-                    publicURL: invoker.publicURL, localAddress: context.connectionLocalAddress, scheme: invoker.searchScheme)))
+                searchLinks: invoker.searchLinks.reached(at: context.connectionLocalAddress)))
         return JSONResponse(["result": rpc ? result : Self.plain(result)])
     }
 

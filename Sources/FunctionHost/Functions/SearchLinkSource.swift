@@ -10,16 +10,24 @@ struct SearchLinkSource: Sendable {
     /// The address the request's connection reached the server at, used without a public URL.
     var localAddress: SocketAddress?
     /// LeanCloud's suggested URL scheme for the app (`SearchLinks.scheme`), made once per host.
-    var scheme: String
+    let scheme: String
+
+    /// The host's links: under `publicURL`, with `appId`'s scheme.
+    init(publicURL: String? = nil, appId: String) {
+        self.publicURL = publicURL
+        scheme = SearchLinks(base: "", appId: appId).scheme
+    }
+
+    /// The same links for a call whose connection reached the server at `address`.
+    func reached(at address: SocketAddress?) -> SearchLinkSource {
+        var source = self
+        source.localAddress = address
+        return source
+    }
 
     /// The links, under the public URL or else the connection's own address (`LinkBase.forFiles`).
     var links: SearchLinks {
         SearchLinks(
             base: publicURL ?? LinkBase.serverAddress(of: localAddress) ?? "http://localhost", appId: "", scheme: scheme)
-    }
-
-    /// LeanCloud's suggested scheme for an app id (what `SearchLinks` makes of it).
-    static func scheme(forAppId appId: String) -> String {
-        SearchLinks(base: "", appId: appId).scheme
     }
 }
