@@ -62,4 +62,13 @@ public struct ThumbnailLimits: Sendable, Equatable {
         guard perPixel > .zero else { return .max }
         return Int(min(Double(Int.max / 2), max(0, (time / perPixel).rounded(.down))))
     }
+
+    /// Throws `.imageTooLarge` for an original of `size` bytes past `maxSourceBytes`: asked of a
+    /// local original before it is opened, and of a remote one before it is fetched.
+    public func checkSource(size: Int) throws(ThumbnailError) {
+        guard size <= maxSourceBytes else {
+            throw ThumbnailError(
+                .imageTooLarge, "Thumbnails are made of images up to \(maxSourceBytes / (1024 * 1024)) MB; this one has \(size) bytes.")
+        }
+    }
 }

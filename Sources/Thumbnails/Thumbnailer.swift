@@ -46,10 +46,7 @@ public struct Thumbnailer: Sendable {
         -> Made
     {
         let size = (try? FileManager.default.attributesOfItem(atPath: source)[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= limits.maxSourceBytes else {
-            throw ThumbnailError(
-                .imageTooLarge, "Thumbnails are made of images up to \(limits.maxSourceBytes / (1024 * 1024)) MB; this one has \(size) bytes.")
-        }
+        try limits.checkSource(size: size)
         guard await gate.enter(client: client) else {
             throw ThumbnailError(.busy, "Too many thumbnails are being made; try again shortly.")
         }

@@ -36,9 +36,9 @@ struct FileThumbnails: Sendable {
             let version = "\(file.objectId)/\(file.fields["metaData"]?["_checksum"]?.stringValue ?? "")"
             let original = Original(store: content, key: key, size: size, temporary: store.cache.temporaryPath())
             defer { original.discard() }
-            let limit = store.thumbnailer.limits.maxSourceBytes
+            let limits = store.thumbnailer.limits
             hit = try await store.thumbnail(
-                ofFile: key, version: version, original: { () throws(ThumbnailError) in try await original.path(limit: limit) },
+                ofFile: key, version: version, original: { () throws(ThumbnailError) in try await original.path(limits: limits) },
                 spec: spec, for: client)
         } catch {
             // Deleted while its thumbnail waited for a slot: answered as a missing file is,
@@ -68,18 +68,17 @@ struct FileThumbnails: Sendable {
         let size: Int
         let temporary: String
 
-        func path(limit: Int) async throws(ThumbnailError) -> String {
+        func path(limits: ThumbnailLimits) async throws(ThumbnailError) -> String {
             if let local = store.localPath(ofKey: key) { return local }
-            guard size <= limit else {
-                throw ThumbnailError(
-                    .imageTooLarge, "Thumbnails are made of images up to \(limit / (1024 * 1024)) MB; this one has \(size) bytes.")
-            }
+            try limits.checkSource(size: size)
             do {
-                guard try await ImageSignature.matches(store: store, key: key, size: size) else {
+                guard try await startsAsImage() else {
                     // Its own words: the answer tells that the original was never fetched.
                     throw ThumbnailError(.notAnImage, "The file does not start as an image thumbnails are made of (JPEG, PNG, WebP, GIF, HEIF).")
                 }
-                guard try await store.copy(key: key, to: temporary, limit: limit) else {
+                // One byte past the largest: an original replaced by a larger one since its size
+                // was read is still seen, and refused, by the thumbnailer.
+                guard try await store.copy(key: key, to: temporary, limit: limits.maxSourceBytes + 1) else {
                     throw ThumbnailError(.storage, "The original is gone.")
                 }
             } catch let error as ThumbnailError {
@@ -88,6 +87,16 @@ struct FileThumbnails: Sendable {
                 throw ThumbnailError(.storage, "Could not fetch the original: \(error)")
             }
             return temporary
+        }
+
+        /// Whether the original's first bytes are an image's (`ImageSignature`); false for a
+        /// missing or shorter one.
+        private func startsAsImage() async throws -> Bool {
+            let length = ImageSignature.length
+            guard size >= length, let stream = try await store.read(key: key, range: 0...(length - 1)) else { return false }
+            var head: [UInt8] = []
+            try await stream.forEach { head += $0.readableBytesView }
+            return ImageSignature.matches(head)
         }
 
         func discard() {
