@@ -29,11 +29,9 @@ struct FileDownloader: Sendable {
     func download(_ url: String, into upload: any FileContentUpload) async throws {
         let response = try await client.execute(HTTPClientRequest(url: url), timeout: Self.timeout)
         guard response.status == .ok else { throw DataAPIError(.importFailure, "HTTP \(response.status.code)") }
-        var received = 0
+        let bounded = BoundedUpload(inner: upload, limit: Self.maxBytes, refusal: DataAPIError(.importFailure, "more than \(Self.maxBytes) bytes"))
         for try await buffer in response.body {
-            received += buffer.readableBytes
-            guard received <= Self.maxBytes else { throw DataAPIError(.importFailure, "more than \(Self.maxBytes) bytes") }
-            try await upload.append(buffer)
+            try await bounded.append(buffer)
         }
     }
 }

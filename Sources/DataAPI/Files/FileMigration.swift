@@ -104,17 +104,12 @@ package struct FileMigration: Sendable {
 
     /// Streams `content` into a new upload under `key`; the SHA-256 of what was read.
     private func copy(_ content: FileContentStream, to key: String) async throws -> String {
-        let upload = try await destination.beginUpload(key: key)
         var hash = SHA256()
-        do {
+        _ = try await destination.write(key: key) { upload in
             try await content.forEach { buffer in
                 buffer.withUnsafeReadableBytes { hash.update(bufferPointer: $0) }
                 try await upload.append(buffer)
             }
-            _ = try await upload.finish()
-        } catch {
-            await upload.cancel()
-            throw error
         }
         return StoredContent.hex(hash.finalize())
     }
@@ -156,14 +151,5 @@ package struct FileMigration: Sendable {
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("\(key) \(size) \(digest)\n".utf8))
         try handle.synchronize()
-    }
-}
-
-extension FileContentStore {
-    /// All `size` bytes under `key`, opened for reading; nil when there are none (an empty file
-    /// gives an empty stream).
-    func read(key: String, entire size: Int) async throws(DataAPIError) -> FileContentStream? {
-        guard size > 0 else { return FileContentStream(length: 0) { _ in } }
-        return try await read(key: key, range: 0...(size - 1))
     }
 }

@@ -93,7 +93,7 @@ package struct FileSweep: Sendable {
     /// orphan.
     public func checkDatabases() async throws {
         for database in databases where try await database.classExists("_File") {
-            var query = ObjectQuery(className: "_File", limit: 1)
+            let query = ObjectQuery(className: "_File", limit: 1)
             if try await !database.find(query).isEmpty { return }
         }
         throw DataAPIError(.badParameters, "No _File object in the database swept against: is it the host's? Nothing was listed or removed.")

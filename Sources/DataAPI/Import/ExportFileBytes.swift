@@ -59,7 +59,7 @@ package struct ExportFileBytes: Sendable {
             let stored: StoredContent
             if let source, let input = FileHandle(forReadingAtPath: source) {
                 defer { try? input.close() }
-                stored = try await write(key) { upload in
+                stored = try await store.write(key: key) { upload in
                     while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
                         try await upload.append(ByteBuffer(bytes: chunk))
                     }
@@ -68,8 +68,13 @@ package struct ExportFileBytes: Sendable {
                 do {
                     // Never more than the export says (one byte past it tells a wrong file):
                     // a body that doesn't end can't fill the disk or the bucket.
-                    stored = try await write(key) { upload in
-                        try await download(url, expected.map { BoundedUpload(inner: upload, limit: $0) } ?? upload)
+                    stored = try await store.write(key: key) { upload in
+                        try await download(
+                            url,
+                            expected.map {
+                                BoundedUpload(
+                                    inner: upload, limit: $0, refusal: DataAPIError(.importFailure, "the body passed the \($0) bytes the export gives"))
+                            } ?? upload)
                     }
                 } catch let error as DataAPIError where error.code == .fileStoreFailure {
                     throw error
@@ -94,45 +99,5 @@ package struct ExportFileBytes: Sendable {
         object.fields["provider"] = .string(store.provider.name)
         object.fields["bucket"] = .string(store.provider.bucket)
         return .adopted
-    }
-
-    /// Writes the content `fill` gives under `key`; nothing is left under it when `fill` throws.
-    private func write(_ key: String, _ fill: (any FileContentUpload) async throws -> Void) async throws -> StoredContent {
-        let upload = try await store.beginUpload(key: key)
-        do {
-            try await fill(upload)
-            return try await upload.finish()
-        } catch {
-            await upload.cancel()
-            throw error
-        }
-    }
-}
-
-/// An upload that refuses bytes past `limit`: a download bounded by the size its export gives.
-private final class BoundedUpload: FileContentUpload {
-    let inner: any FileContentUpload
-    let limit: Int
-    /// Bytes appended so far (`FileBytesWriter`'s counter).
-    private let received = ByteCount()
-
-    init(inner: any FileContentUpload, limit: Int) {
-        self.inner = inner
-        self.limit = limit
-    }
-
-    func append(_ bytes: ByteBuffer) async throws(DataAPIError) {
-        guard received.add(bytes.readableBytes) <= limit else {
-            throw DataAPIError(.importFailure, "the body passed the \(limit) bytes the export gives")
-        }
-        try await inner.append(bytes)
-    }
-
-    func finish() async throws(DataAPIError) -> StoredContent {
-        try await inner.finish()
-    }
-
-    func cancel() async {
-        await inner.cancel()
     }
 }

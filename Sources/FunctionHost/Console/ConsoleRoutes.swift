@@ -65,7 +65,6 @@ struct ConsoleRoutes: Sendable {
         if let wait = logins.take(SendLimits.client(ofAddress: context.clientAddress ?? "unknown")) {
             throw RateLimiter.refusal(wait, "Too many console logins from this address.")
         }
-        var request = request
         let buffer = try await request.body.collect(upTo: Self.maxLoginBody)
         let isForm = request.headers[.contentType]?.hasPrefix("application/x-www-form-urlencoded") == true
         let body = String(buffer: buffer)
