@@ -159,7 +159,14 @@ struct S3Client: Sendable {
         _ method: String, key: String, query: [(String, String)] = [], headers: [(String, String)] = [], body: Payload? = nil,
         through client: HTTPClient = S3Client.http
     ) async throws(S3Error) -> HTTPClientResponse {
-        let path = settings.path(ofKey: key)
+        try await send(method, path: settings.path(ofKey: key), query: query, headers: headers, body: body, through: client)
+    }
+
+    /// Sends one signed request to `path`: an object's, or the bucket's own (a listing).
+    func send(
+        _ method: String, path: String, query: [(String, String)] = [], headers: [(String, String)] = [], body: Payload? = nil,
+        through client: HTTPClient = S3Client.http
+    ) async throws(S3Error) -> HTTPClientResponse {
         var signed = SigV4.Request(method: method, host: settings.host, path: path, query: query, headers: headers)
         var request = HTTPClientRequest(url: settings.url(path: path, query: SigV4.canonicalQuery(query)))
         switch body {
@@ -181,12 +188,12 @@ struct S3Client: Sendable {
         }
     }
 
-    /// The answer's text when it succeeded; else the failure it tells.
+    /// The answer's text (at most `limit` bytes of it) when it succeeded; else the failure it tells.
     @discardableResult
-    private static func expect(_ response: HTTPClientResponse, _ operation: String, missingIsFine: Bool = false) async throws(S3Error)
-        -> String
-    {
-        let answer = await text(of: response)
+    static func expect(
+        _ response: HTTPClientResponse, _ operation: String, missingIsFine: Bool = false, limit: Int = answerLimit
+    ) async throws(S3Error) -> String {
+        let answer = await text(of: response, limit: limit)
         let status = Int(response.status.code)
         if (200..<300).contains(status) { return answer }
         if missingIsFine, status == 404, element("Code", in: answer) != "NoSuchBucket" { return answer }
@@ -207,8 +214,8 @@ struct S3Client: Sendable {
     }
 
     /// The start of an answer's body as text (empty when it can't be read).
-    private static func text(of response: HTTPClientResponse) async -> String {
-        guard let buffer = try? await response.body.collect(upTo: answerLimit) else { return "" }
+    private static func text(of response: HTTPClientResponse, limit: Int = answerLimit) async -> String {
+        guard let buffer = try? await response.body.collect(upTo: limit) else { return "" }
         return String(buffer: buffer)
     }
 

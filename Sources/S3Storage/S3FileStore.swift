@@ -20,7 +20,7 @@ package struct S3FileStore: FileContentStore {
     /// `spoolDirectory` (created when missing; the system's temporary directory by default).
     public init(settings: S3Settings, spoolDirectory: URL? = nil, logger: Logger = Logger(label: "functionhost.s3")) {
         client = S3Client(settings: settings)
-        listing = S3Listing(settings: settings)
+        listing = S3Listing(client: client)
         self.spoolDirectory = spoolDirectory ?? FileManager.default.temporaryDirectory
         self.logger = logger
     }
