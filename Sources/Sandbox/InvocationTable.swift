@@ -31,6 +31,10 @@ final class InvocationTable: Sendable {
         /// Whether a step of it has run (the script holds state for it).
         var started = false
         var background: BackgroundWork
+        /// Once answered, what the script says it has pending (host calls, timers) and how
+        /// many lines it has logged since the answer: settled at no pending work.
+        var pending = 0
+        var linesSinceAnswer = 0
         /// Hands the invocation's worker back; called once, when it ends.
         var release: @Sendable () -> Void
     }
@@ -75,10 +79,12 @@ final class InvocationTable: Sendable {
     /// The script answered (`text`): wakes the caller, and keeps the invocation for its
     /// background work while there is room; a refusal is said in its log. Returns whether it
     /// was kept; if not, it has ended and the script must forget it.
-    func answer(_ id: Int, _ text: String) -> Bool {
+    /// `pending` is what the script has pending at its answer.
+    func answer(_ id: Int, _ text: String, pending: Int) -> Bool {
         let (continuation, ended) = state.withLock { entries -> (CheckedContinuation<Ending, Never>?, Entry?) in
             guard var entry = entries[id], let continuation = entry.continuation else { return (nil, nil) }
             entry.continuation = nil
+            entry.pending = pending
             let working = entries.values.filter { $0.continuation == nil }
             let ofFunction = working.filter { $0.function == entry.function }.count
             guard working.count < backgroundCalls, ofFunction < max(1, backgroundCalls / 2) else {
@@ -164,10 +170,30 @@ final class InvocationTable: Sendable {
         state.withLock { $0[id] != nil }
     }
 
-    /// Whether an invocation on `worker` has answered and works on in the background: after
-    /// each step there, the script is asked which of them have settled.
-    func hasBackgroundWork(onWorker worker: Int) -> Bool {
-        state.withLock { $0.values.contains { $0.worker == worker && $0.continuation == nil } }
+    /// What the script says of an answered invocation as it changes: how much it has pending,
+    /// how many lines it logged since its answer.
+    func note(_ id: Int, pending: Int, lines: Int) {
+        state.withLock { entries in
+            guard entries[id]?.continuation == nil else { return }
+            entries[id]?.pending = pending
+            entries[id]?.linesSinceAnswer = lines
+        }
+    }
+
+    /// After a step on `worker`: ends the answered invocations there with nothing pending that
+    /// logged nothing since their answer (the script drops them before its next step), and
+    /// says whether settled ones with lines are left, which the script must be asked for.
+    func endQuiet(onWorker worker: Int) -> Bool {
+        var linesLeft = false
+        let ended = state.withLock { entries -> [Entry] in
+            var quiet: [Int] = []
+            for (id, entry) in entries where entry.worker == worker && entry.continuation == nil && entry.pending <= 0 {
+                if entry.linesSinceAnswer > 0 { linesLeft = true } else { quiet.append(id) }
+            }
+            return quiet.compactMap { entries.removeValue(forKey: $0) }
+        }
+        for entry in ended { Self.close(entry, adding: []) }
+        return linesLeft
     }
 
     /// Marks a step of the invocation as running and returns the CPU seconds it has left, nil

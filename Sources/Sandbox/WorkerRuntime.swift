@@ -92,9 +92,11 @@ final class WorkerRuntime: Sendable {
     }
 
     /// Ends the background work of the answered invocations on this worker that have nothing
-    /// pending any more (no host call, no timer), with the lines they logged.
+    /// pending any more (no host call, no timer), with the lines they logged: the script is
+    /// asked only when one of them logged since its answer: a call into it costs what a
+    /// small step does.
     private func endSettled(_ box: JSEngineBox) {
-        guard table.hasBackgroundWork(onWorker: index),
+        guard table.endQuiet(onWorker: index),
             let text = try? box.engine.call("__fhSettled", [], limits: .init(cpuSeconds: 1)),
             let settled = try? JSONValue(parsing: text)
         else { return }
@@ -126,8 +128,15 @@ final class WorkerRuntime: Sendable {
         let table = table
         // The answer; the script forgets the invocation unless it is kept for its background work.
         engine.define("__fhSettle") { arguments in
-            guard arguments.count == 3, let id = Int(arguments[0]) else { return nil }
-            return table.answer(id, arguments[1]) ? "1" : nil
+            guard arguments.count == 3, let id = Int(arguments[0]), let pending = Int(arguments[2]) else { return nil }
+            return table.answer(id, arguments[1], pending: pending) ? "1" : nil
+        }
+        engine.define("__fhNote") { arguments in
+            guard arguments.count == 3, let id = Int(arguments[0]), let pending = Int(arguments[1]),
+                let lines = Int(arguments[2])
+            else { return nil }
+            table.note(id, pending: pending, lines: lines)
+            return nil
         }
         engine.define("__fhHostCall") { [self] arguments in
             guard arguments.count == 4, let id = Int(arguments[0]), let callID = Double(arguments[1]) else { return nil }

@@ -46,6 +46,16 @@ private final class ParkHost: SandboxHost {
           return 'left';
         });
         AV.Cloud.define('ping', function () { return 'pong'; });
+        AV.Cloud.define('saveAfterAnswer', function () {
+          Promise.resolve().then(function () {
+            return AV._request('data.create', { className: 'Todo' }).then(function (saved) { console.log('saved ' + saved.objectId); });
+          });
+          return 'answered';
+        });
+        AV.Cloud.define('lineAfterAnswer', function () {
+          Promise.resolve().then(function () { console.log('after'); });
+          return 'answered';
+        });
         """
 
     private static func load(workers: Int = 2, backgroundTime: Duration = .seconds(60), backgroundCalls: Int = 64) async throws
@@ -98,6 +108,40 @@ private final class ParkHost: SandboxHost {
         #expect(code.workersHeld(by: "forever") == 0)
         #expect(try await Self.call(code, "ping", host: host).result.get() == "pong")
         await WorkerShareTests.until { host.counts.withLock { $0.cancelled } == 1 }
+    }
+
+    /// An answer with nothing pending, then a microtask of the same step that starts a save:
+    /// the save still runs and its line comes with the work's end. (The host ends a settled
+    /// invocation from what the script reports as it goes, not at the answer.)
+    @Test func workStartedAfterTheAnswerInTheSameStepRuns() async throws {
+        let code = try await Self.load(workers: 1)
+        let host = ParkHost()
+        let outcome = try await Self.call(code, "saveAfterAnswer", host: host)
+        #expect(try outcome.result.get() == "answered")
+        let lines = try await #require(outcome.background).ended().map(\.message)
+        #expect(lines == ["saved t1"])
+        #expect(host.counts.withLock { $0.operations } == ["data.create Todo"])
+        #expect(code.activeCalls == 0)
+    }
+
+    /// A line logged after the answer with nothing pending is not lost; calls with no
+    /// background work at all, one after another on one worker, each end with no line, and
+    /// the next call's work is its own.
+    @Test func settledCallsEndWithTheirOwnLines() async throws {
+        let code = try await Self.load(workers: 1)
+        let host = ParkHost()
+        let late = try await Self.call(code, "lineAfterAnswer", host: host)
+        #expect(try await #require(late.background).ended().map(\.message) == ["after"])
+        for _ in 0..<20 {
+            let outcome = try await Self.call(code, "ping", host: host)
+            #expect(try outcome.result.get() == "pong")
+            #expect(try await #require(outcome.background).ended().isEmpty)
+        }
+        let fired = try await Self.call(code, "fire", host: host)
+        #expect(Set(try await #require(fired.background).ended().map(\.message)) == ["saved t1", "later"])
+        #expect(code.activeCalls == 0)
+        // The worker is handed back in a job queued on it after the end.
+        await WorkerShareTests.until { code.workersHeld(by: "ping") == 0 && code.workersHeld(by: "fire") == 0 }
     }
 
     /// A loop in background work stops at the call's CPU budget, as before its answer.

@@ -1,13 +1,13 @@
 // The JavaScript that gives cloud code its AV.Cloud, console, timers, process.env and
 // require('leanengine'), and the entry points the host calls for each step of an invocation.
 //
-// The natives (__fhSettle, __fhHostCall, __fhTimer) are captured here and removed from the
-// global object, so user code can only reach the host through the SDK. It runs first, before
-// the SDK files (sdk-*.js), which add to the AV it defines.
+// The natives (__fhSettle, __fhNote, __fhHostCall, __fhTimer) are captured here and removed
+// from the global object, so user code can only reach the host through the SDK. It runs
+// first, before the SDK files (sdk-*.js), which add to the AV it defines.
 (function (global) {
   'use strict';
-  var native = { settle: global.__fhSettle, hostCall: global.__fhHostCall, timer: global.__fhTimer };
-  delete global.__fhSettle; delete global.__fhHostCall; delete global.__fhTimer;
+  var native = { settle: global.__fhSettle, note: global.__fhNote, hostCall: global.__fhHostCall, timer: global.__fhTimer };
+  delete global.__fhSettle; delete global.__fhNote; delete global.__fhHostCall; delete global.__fhTimer;
 
   var functions = Object.create(null);
   // Maps, not objects keyed by id (here and for calls and timers): ids only grow, and
@@ -20,9 +20,13 @@
   // each with the invocation it went through, which counts it as pending: an invocation
   // that answered stays live while anything it started is pending (its background work,
   // as LeanEngine's process runs on after the answer), so the answers of a promise shared
-  // through module state still reach it. The host ends a settled one after each step
-  // (__fhSettled). An invocation stopped (deadline, failure, background bound) takes its
-  // calls and timers with it (forget()).
+  // through module state still reach it. An answered invocation tells the host how much it
+  // has pending and how many lines it logged each time either changes (native.note), so the
+  // host ends a settled one after a step without calling in again: at once when it logged
+  // nothing since its answer, through __fhSettled (for its lines) when it did. The script
+  // drops the ones the host ended alone at the start of the next step (sweep()), the same
+  // test on the same counts. An invocation stopped (deadline, failure, background bound)
+  // takes its calls and timers with it (forget()).
   var current = 0, callSeq = 0, timerSeq = 0;
   var calls = new Map(), timers = new Map();
   // The invocation a step's host calls go through: the running one, or, once it has ended
@@ -33,8 +37,22 @@
     return 0;
   }
   // Something an invocation started is pending, or no longer.
-  function started(id) { var inv = live.get(id); if (inv) inv.pending++; }
-  function finished(id) { var inv = live.get(id); if (inv) inv.pending--; }
+  function started(id) { var inv = live.get(id); if (inv) { inv.pending++; note(id, inv); } }
+  function finished(id) { var inv = live.get(id); if (inv) { inv.pending--; note(id, inv); } }
+  // What the host counts of an answered invocation: before its answer the answer says it.
+  function note(id, inv) { if (inv.answered) native.note(id, inv.pending, inv.logs.length); }
+  // A console line of an invocation, within its bound.
+  function addLine(id, inv, line) {
+    if (inv.logs.length >= maxLogLines) return;
+    inv.logs.push(line);
+    note(id, inv);
+  }
+  // Before a step: the answered invocations the host ended after the last one, having
+  // nothing pending and no lines to collect (those with lines __fhSettled took already).
+  function sweep() {
+    live.forEach(function (inv, id) { if (inv.answered && inv.pending <= 0) live.delete(id); });
+    forgetIfIdle();
+  }
   // An invocation ended: its host calls and timers will never be answered.
   function forget(id) {
     live.delete(id);
@@ -158,11 +176,11 @@
   // applies to that call only, so it never carries over to the next one.
   var appUsesMasterKey = false;
   AV.Cloud.useMasterKey = function (enabled) {
-    var inv = live.get(route());
+    var id = route(), inv = live.get(id);
     if (!inv) { appUsesMasterKey = enabled !== false; return; }
     // While serving a call there is no telling whose code this is, and LeanEngine's
     // process-wide switch would carry into every later call: refused, and said.
-    if (inv.logs.length < maxLogLines) inv.logs.push({ level: 'warning', message:
+    addLine(id, inv, { level: 'warning', message:
       'AV.Cloud.useMasterKey() applies at load time only; pass { useMasterKey: true } to the data calls that need it.' });
   };
 
@@ -209,7 +227,7 @@
 
   function log(level) {
     return function () {
-      var inv = live.get(route());
+      var id = route(), inv = live.get(id);
       if (!inv || inv.logs.length >= maxLogLines) return;
       var parts = [];
       for (var i = 0; i < arguments.length; i++) {
@@ -224,7 +242,7 @@
       if (message.length > maxLogLineLength) {
         message = message.slice(0, maxLogLineLength) + '… (' + (message.length - maxLogLineLength) + ' more characters)';
       }
-      inv.logs.push({ level: level, message: message });
+      addLine(id, inv, { level: level, message: message });
     };
   }
   global.console = { log: log('info'), info: log('info'), warn: log('warning'), error: log('error'), debug: log('debug') };
@@ -295,7 +313,7 @@
         message: 'The result is ' + text.length + ' bytes long, more than the ' + config.maxResultBytes + ' allowed' } });
     }
     inv.logs = [];
-    if (!native.settle(id, text, inv.pending > 0 ? '1' : '')) forget(id);
+    if (!native.settle(id, text, inv.pending)) forget(id);
   }
 
   // Entry points: one per kind of step.
@@ -383,6 +401,7 @@
   }
   // mode: 'function' (plain JSON), 'rpc' (typed values both ways) or 'hook'.
   global.__fhInvoke = function (id, name, requestText, mode) {
+    sweep();
     current = id;
     var request = JSON.parse(requestText);
     var inv = { logs: [], rpc: mode === 'rpc', meta: request.meta || {}, name: name, answered: false, pending: 0 };
@@ -410,6 +429,7 @@
   // `id` is the live invocation the step is charged to: the one the call went through, or,
   // once that one has answered, one started before that on this worker and still live.
   global.__fhResolve = function (id, callId, ok, text) {
+    sweep();
     current = id;
     var call = calls.get(callId);
     if (!call) return;
@@ -422,6 +442,7 @@
     call.reject(error);
   };
   global.__fhFire = function (id, timerId) {
+    sweep();
     current = id;
     var timer = timers.get(timerId);
     if (!timer) return;
@@ -442,7 +463,8 @@
     forget(id);
     return inv && inv.answered ? inv.logs : undefined;
   };
-  // After each step: the answered invocations with nothing pending any more, and their lines.
+  // After a step where an invocation the host counts as settled logged since its answer: the
+  // answered invocations with nothing pending any more, and their lines.
   global.__fhSettled = function () {
     var settled = [];
     live.forEach(function (inv, id) {
