@@ -47,7 +47,7 @@ extension DataService {
             // Always hashed, even from the master key and even when it looks like a hash: a
             // stored hash chosen by a request could ask for any cost. Only `import` (which writes
             // storage directly) and the server's own re-hash (`storePasswordHash`) store hashes.
-            body["password"] = .string(PasswordHasher.hash(text))
+            body["password"] = .string(await PasswordHasher.hash(text))
         }
         try await checkUnique(body, except: id, in: storage(for: caller))
     }

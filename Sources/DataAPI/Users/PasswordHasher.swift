@@ -22,21 +22,23 @@ package enum PasswordHasher {
     static let maxRounds = 1_000_000
     private static let prefix = "pbkdf2_sha256"
 
-    /// A new hash of `password`, with a fresh random salt.
-    public static func hash(_ password: String) -> String {
+    /// A new hash of `password`, with a fresh random salt, derived on `work`'s threads.
+    public static func hash(_ password: String, on work: PasswordWork = .shared) async -> String {
         let salt = SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) }
-        let derived = derive(password, salt: salt, rounds: rounds)
+        let derived = await work.run { derive(password, salt: salt, rounds: rounds) }
         return [prefix, String(rounds), salt.base64EncodedString(), derived.base64EncodedString()].joined(separator: "$")
     }
 
-    /// Whether `password` matches a stored hash; false for anything that isn't one.
-    public static func verify(_ password: String, against stored: String) -> Bool {
-        if stored.hasPrefix(leanCloudPrefix + "$") { return verifyLeanCloud(password, against: stored) }
+    /// Whether `password` matches a stored hash; false for anything that isn't one. The
+    /// derivation runs on `work`'s threads.
+    public static func verify(_ password: String, against stored: String, on work: PasswordWork = .shared) async -> Bool {
+        if stored.hasPrefix(leanCloudPrefix + "$") { return await work.run { verifyLeanCloud(password, against: stored) } }
         let parts = stored.split(separator: "$").map(String.init)
         guard parts.count == 4, parts[0] == prefix, let rounds = Int(parts[1]), rounds > 0, rounds <= maxRounds,
             let salt = Data(base64Encoded: parts[2]), let expected = Data(base64Encoded: parts[3])
         else { return false }
-        return constantTimeEqual(derive(password, salt: salt, rounds: rounds), expected)
+        let derived = await work.run { derive(password, salt: salt, rounds: rounds) }
+        return constantTimeEqual(derived, expected)
     }
 
     /// Whether a stored value is one of these hashes (and not, say, a password in clear).

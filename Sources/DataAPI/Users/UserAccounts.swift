@@ -55,11 +55,13 @@ public struct UserAccounts: Sendable {
             throw DataAPIError(.userNotFound, "Could not find user.")
         }
         try await beginAttempt(on: user, caller: caller)
-        guard let stored = user.fields["password"]?.stringValue, PasswordHasher.verify(password, against: stored) else {
+        guard let stored = user.fields["password"]?.stringValue, await PasswordHasher.verify(password, against: stored) else {
             throw DataAPIError(.passwordMismatch, "The username and password mismatch.")
         }
         // An imported LeanCloud hash is replaced by this host's own at the first login that proves it.
-        if PasswordHasher.needsRehash(stored) { try await data.storePasswordHash(PasswordHasher.hash(password), userId: user.objectId, in: caller.environment) }
+        if PasswordHasher.needsRehash(stored) {
+            try await data.storePasswordHash(await PasswordHasher.hash(password), userId: user.objectId, in: caller.environment)
+        }
         return try await complete(user, setting: [:], caller: caller)
     }
 
@@ -147,7 +149,7 @@ public struct UserAccounts: Sendable {
             throw DataAPIError(.userNotFound, "Could not find user.")
         }
         try await beginAttempt(on: user, caller: caller)
-        guard let stored = user.fields["password"]?.stringValue, PasswordHasher.verify(old, against: stored) else {
+        guard let stored = user.fields["password"]?.stringValue, await PasswordHasher.verify(old, against: stored) else {
             throw DataAPIError(.passwordMismatch, "The old password is wrong.")
         }
         let updated = try await write(
