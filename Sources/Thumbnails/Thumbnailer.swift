@@ -11,6 +11,11 @@ public struct Thumbnailer: Sendable {
     public var limits: ThumbnailLimits
     /// How many are made at once.
     public let gate: ThumbnailGate
+    /// Where pipelines run: a private queue's threads (Dispatch's overcommitting pool). The
+    /// global queue's threads, which an earlier version used, are on Linux the very threads
+    /// Swift's cooperative pool runs on (one per core): two thumbnails of a slow image held
+    /// every request of the host until they were done. The gate bounds how many run.
+    private static let renderQueue = DispatchQueue(label: "thumbnails", attributes: .concurrent)
 
     /// What was made.
     public struct Made: Sendable, Equatable {
@@ -52,10 +57,10 @@ public struct Thumbnailer: Sendable {
         }
         defer { gate.leave(client: client) }
         let limits = self.limits
-        // libvips blocks its thread for the whole pipeline: a thread of Dispatch's, never one of
-        // the cooperative pool the server's requests run on.
+        // libvips blocks its thread for the whole pipeline: a thread of a private queue's,
+        // never one of the cooperative pool the server's requests run on.
         let result: Result<Made, ThumbnailError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
+            Self.renderQueue.async {
                 let made = Result { () throws(ThumbnailError) in
                     try Self.render(source: source, spec: spec, destination: destination, limits: limits)
                 }
