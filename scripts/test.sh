@@ -10,6 +10,11 @@ echo "== node --check on the sandbox's JavaScript"
 bash scripts/setup.sh nodejs
 for file in Sources/Sandbox/JavaScript/*.js; do node --check "$file"; done
 swift build --build-tests
+# libvips sets VIPSHOME in the environment when it starts (at a test's first thumbnail) unless it
+# is set already, while other tests spawn processes, whose spawn reads the environment: a crash
+# in Foundation's Process.run. Set to what libvips would find, it is only read. (The server
+# starts libvips before it spawns anything.)
+export VIPSHOME=${VIPSHOME:-$(pkg-config --variable=prefix vips 2>/dev/null || echo /usr)}
 # The engine tests' LeanEngine apps run on LeanCloud's Python SDK (PyPI, pinned): its venv is made
 # once here, so no test waits on pip.
 echo "== The Python LeanEngine apps' venv (scripts/leanengine-python.sh)"

@@ -3,6 +3,7 @@ import Foundation
 import FunctionHost
 import Functions
 import Logging
+import Thumbnails
 
 /// `functionhost`: the FunctionHost server and its tools.
 @main
@@ -86,6 +87,10 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var engine: EngineOptions
 
     func run() async throws {
+        // libvips sets VIPSHOME in the process environment as it starts; started at a first
+        // thumbnail, that write raced any process the host spawns then (a LeanEngine's), whose
+        // spawn reads the environment. Started here, before the host spawns anything.
+        _ = Vips.started
         let environment = ProcessInfo.processInfo.environment
         // Read first, so a bad allow-list stops the command before anything is written (the user
         // options check themselves in `validate`, before `run`).
