@@ -40,16 +40,16 @@ final class CountingHost: SandboxHost {
             try? await Task.sleep(for: .seconds(600))
             if Task.isCancelled { counts.withLock { $0.cancelled += 1 } }
         case "Hold":
-            while !counts.withLock({ $0.lateArrived }) { await Self.pause() }
+            while !counts.withLock({ $0.lateArrived }), !Task.isCancelled { await Self.pause() }
         case "Gated":
-            while !counts.withLock({ $0.releaseGated }) { await Self.pause() }
+            while !counts.withLock({ $0.releaseGated }), !Task.isCancelled { await Self.pause() }
         case "Held":
-            while !counts.withLock({ $0.releaseHeld }) { await Self.pause() }
+            while !counts.withLock({ $0.releaseHeld }), !Task.isCancelled { await Self.pause() }
             counts.withLock { $0.heldAnswered = true }
         case "Late":
             // Answers only once the other call's answer is on its way back to the worker.
             counts.withLock { $0.lateArrived = true }
-            while !counts.withLock({ $0.heldAnswered }) { await Self.pause() }
+            while !counts.withLock({ $0.heldAnswered }), !Task.isCancelled { await Self.pause() }
             for _ in 0..<50 { await Task.yield() }
         default:
             await Task.yield()
@@ -62,7 +62,7 @@ final class CountingHost: SandboxHost {
     /// minute it records an issue and returns, rather than hang.
     func wait(sourceLocation: SourceLocation = #_sourceLocation, until condition: (Counts) -> Bool) async {
         let giveUp = ContinuousClock.now + .seconds(60)
-        while !condition(snapshot) {
+        while !condition(snapshot), !Task.isCancelled {
             guard ContinuousClock.now < giveUp else {
                 Issue.record("the host's counts did not reach the condition within a minute", sourceLocation: sourceLocation)
                 return
@@ -71,6 +71,7 @@ final class CountingHost: SandboxHost {
         }
     }
 
+    /// (A cancelled call's loops end: its sleep would return at once and spin a core.)
     private static func pause() async {
         try? await Task.sleep(for: .milliseconds(1))
     }

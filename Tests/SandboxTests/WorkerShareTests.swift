@@ -29,7 +29,8 @@ import Testing
     /// Past a minute it records an issue and returns, rather than hang to the time limit.
     static func until(sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async {
         let giveUp = ContinuousClock.now + .seconds(60)
-        while !condition() {
+        // A cancelled sleep returns at once: a cancelled wait (the test's time limit) ends.
+        while !condition(), !Task.isCancelled {
             guard ContinuousClock.now < giveUp else {
                 Issue.record("the condition did not hold within a minute", sourceLocation: sourceLocation)
                 return
@@ -143,7 +144,9 @@ private final class ParkingHost: SandboxHost {
     func perform(_ operation: BridgeOperation, arguments: JSONValue) async throws(HostCallError) -> JSONValue {
         parked.withLock { $0 = true }
         // The flag is the synchronization; the pause only spares the cooperative threads.
-        while !release.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(1)) }
+        // A call the sandbox cancelled (its invocation ended) is let go: its sleep would
+        // return at once, and the loop spin a core.
+        while !release.withLock({ $0 }), !Task.isCancelled { try? await Task.sleep(for: .milliseconds(1)) }
         return .int(1)
     }
 }

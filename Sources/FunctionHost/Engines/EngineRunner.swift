@@ -97,7 +97,9 @@ final class EngineRunner: Sendable {
         // A call that took the old code just before the switch reaches the engine just after it:
         // it is given a moment to arrive before the engine is found idle.
         if drain > .zero { try? await Task.sleep(for: min(drain, Self.arrivalTime)) }
-        while !engine.isIdle, ContinuousClock.now < deadline {
+        // A cancelled sleep returns at once: without the check a cancelled retire spun a core
+        // until the deadline.
+        while !engine.isIdle, ContinuousClock.now < deadline, !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(50))
         }
         task?.cancel()
