@@ -127,9 +127,11 @@ final class WorkerRuntime: Sendable {
     private func defineNatives(in engine: JSEngine) {
         let table = table
         // The answer; the script forgets the invocation unless it is kept for its background work.
+        // An unreadable pending count counts as none: the caller gets its answer either way
+        // (refusing the answer would leave it waiting until its deadline).
         engine.define("__fhSettle") { arguments in
-            guard arguments.count == 3, let id = Int(arguments[0]), let pending = Int(arguments[2]) else { return nil }
-            return table.answer(id, arguments[1], pending: pending) ? "1" : nil
+            guard arguments.count == 3, let id = Int(arguments[0]) else { return nil }
+            return table.answer(id, arguments[1], pending: Int(arguments[2]) ?? 0) ? "1" : nil
         }
         engine.define("__fhNote") { arguments in
             guard arguments.count == 3, let id = Int(arguments[0]), let pending = Int(arguments[1]),
