@@ -1,4 +1,4 @@
-import CallSupport
+package import CallSupport
 public import DataAPI
 public import JSON
 public import Logging
@@ -24,7 +24,7 @@ public struct HookRequest: Sendable {
     /// A logger tagged with the hook's kind and class.
     public var logger: Logger { taggedLogger.logger }
     /// The logger and its tags, apart until something is logged.
-    let taggedLogger: TaggedLogger
+    package let taggedLogger: TaggedLogger
     /// The data API, acting as the request's caller (its user's ACL rights; the master key
     /// when the request carried it, `data.asMaster` otherwise), one hook deeper than the
     /// request: its writes run hooks (use `data.withoutHooks` to save this very object without

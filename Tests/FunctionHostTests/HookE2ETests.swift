@@ -26,7 +26,10 @@ import Testing
         });
 
         AV.Cloud.afterSave('Todo', async function (request) {
-          await new AV.Object('Log').save({ todo: request.object.id, action: 'created', context: request.context.startedBy });
+          // The request holds what LeanEngine's does: nothing of the bridge's own (whether the host reads the answer back).
+          await new AV.Object('Log').save({
+            todo: request.object.id, action: 'created', context: request.context.startedBy, requestKeys: Object.keys(request).sort()
+          });
           // Saving the hook's own object runs none of Todo's hooks again.
           request.object.set('logged', true);
           await request.object.save();
@@ -101,6 +104,8 @@ import Testing
             let logs = try await api.get("/1.1/classes/Log?where=\(encode(#"{"todo":"\#(id)"}"#))")
             #expect(logs["results"]?.arrayValue?.count == 1, "no hook ran twice: \(logs)")
             #expect(logs.results.first?["context"] == "beforeSave", "context went from before to after")
+            let keys = logs.results.first?["requestKeys"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(keys.contains("object") && !keys.contains("answers"), "the afterSave's request: \(keys)")
         }
     }
 

@@ -23,6 +23,27 @@ public struct ClassSettings: Sendable, Hashable {
     /// and `_Installation` and `_Session` find closed.
     /// `_User`'s personal fields are private to their user.
     public static func defaults(for className: String, openUserQueries: Bool = false) -> ClassSettings {
+        // Built once each: every request's authorization asks for them.
+        switch className {
+        case "_User": openUserQueries ? Defaults.openUser : Defaults.user
+        case "_File": Defaults.file
+        case "_Installation": Defaults.installation
+        case "_Session": Defaults.session
+        default: Defaults.other
+        }
+    }
+
+    /// The defaults of each kind of class, made once.
+    private enum Defaults {
+        static let user = made(for: "_User", openUserQueries: false)
+        static let openUser = made(for: "_User", openUserQueries: true)
+        static let file = made(for: "_File", openUserQueries: false)
+        static let installation = made(for: "_Installation", openUserQueries: false)
+        static let session = made(for: "_Session", openUserQueries: false)
+        static let other = made(for: "", openUserQueries: false)
+    }
+
+    private static func made(for className: String, openUserQueries: Bool) -> ClassSettings {
         var settings = ClassSettings()
         for action in ClassAction.allCases { settings.permissions[action] = .everyone }
         switch className {

@@ -1,3 +1,4 @@
+import CallSupport
 import DataAPI
 import Hooks
 import HTTPTypes
@@ -49,7 +50,7 @@ struct JavaScriptCall {
         _ request: JSONValue, data: DataClient, codeEnvironment: EnvironmentName, deadline: ContinuousClock.Instant,
         backgroundTime: Duration, run: @escaping @Sendable (String, JSONValue, String?) async throws -> JSONValue,
         outbound: @escaping ScriptHost.Outbound, client: String?, searchLinks: SearchLinkSource? = nil,
-        queue: TaskQueueClient? = nil, logger: Logger
+        queue: TaskQueueClient? = nil, logger: TaggedLogger
     ) async throws -> JSONValue {
         let host = ScriptHost(
             service: data.service, caller: data.caller, codeEnvironment: codeEnvironment,
@@ -106,14 +107,16 @@ struct JavaScriptCall {
     }
 
     /// Logs a call's console lines: those up to its answer now, those its background work logs
-    /// once that work has ended.
-    static func log(_ outcome: CloudCode.Outcome, to logger: Logger) {
-        for line in outcome.logs {
-            logger.log(level: Logger.Level(rawValue: line.level) ?? .info, "\(line.message)")
-        }
-        outcome.background?.whenEnded { lines in
-            for line in lines { logger.log(level: Logger.Level(rawValue: line.level) ?? .info, "\(line.message)") }
-        }
+    /// once that work has ended. The tags are laid on only for a call that logged.
+    static func log(_ outcome: CloudCode.Outcome, to tagged: TaggedLogger) {
+        write(outcome.logs, to: tagged)
+        outcome.background?.whenEnded { lines in write(lines, to: tagged) }
+    }
+
+    private static func write(_ lines: [(level: String, message: String)], to tagged: TaggedLogger) {
+        guard !lines.isEmpty else { return }
+        let logger = tagged.logger
+        for line in lines { logger.log(level: Logger.Level(rawValue: line.level) ?? .info, "\(line.message)") }
     }
 
     /// Who a call counts against for its client's share of the workers: its signed-in user,

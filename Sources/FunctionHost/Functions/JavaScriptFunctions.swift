@@ -102,7 +102,7 @@ enum JavaScriptFunctions {
             payload, data: request.data, codeEnvironment: request.environment, deadline: request.deadline,
             backgroundTime: backgroundTime, run: { try await request.run($0, params: $1, sessionToken: $2) },
             outbound: outbound, client: JavaScriptCall.client(user: request.currentUser, address: request.remoteAddress),
-            searchLinks: request.searchLinks, queue: request.queue, logger: request.logger)
+            searchLinks: request.searchLinks, queue: request.queue, logger: request.taggedLogger)
     }
 
     /// `fetch` for an environment's scripts: through the shared client, under that

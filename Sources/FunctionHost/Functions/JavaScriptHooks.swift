@@ -35,7 +35,7 @@ enum JavaScriptHooks {
                 backgroundTime: backgroundTime,
                 run: runner(for: request, functions: swiftFunctions, variables: variables),
                 outbound: outbound(request.environment), client: JavaScriptCall.client(user: request.user, address: nil),
-                queue: TaskQueueClient(queue: queue.value, environment: request.environment), logger: request.logger)
+                queue: TaskQueueClient(queue: queue.value, environment: request.environment), logger: request.taggedLogger)
             apply(answer, to: &request)
         }
     }
@@ -47,7 +47,15 @@ enum JavaScriptHooks {
             "object": .object(request.object), "original": request.original.map { .object($0.restJSON()) } ?? .null,
             "updatedKeys": .array(request.updatedKeys.map(JSONValue.string)), "user": request.user ?? .null,
             "context": .object(request.context), "results": .array(request.results.map { .object($0.restJSON()) }),
+            "answers": .bool(answers(request.kind)),
         ]
+    }
+
+    /// Whether what a hook of this kind leaves is read back: a before-hook's object and
+    /// context, an `afterFind`'s results. An after-hook's is not (the write stands as it was),
+    /// so the script doesn't encode and send it.
+    private static func answers(_ kind: HookKind) -> Bool {
+        kind.isBefore || kind == .afterFind
     }
 
     /// `AV.Cloud.run` of a Swift function from a hook: it runs as the hook's caller (its user,
@@ -58,12 +66,16 @@ enum JavaScriptHooks {
         for request: HookRequest, functions: FunctionRegistry, variables: [String: String]
     ) -> @Sendable (String, JSONValue, String?) async throws -> JSONValue {
         let caller = request.data.caller
-        let function = FunctionRequest(
-            params: .object([:]), sessionToken: caller.user?["sessionToken"]?.stringValue, currentUser: caller.user,
-            isRPC: false, remoteAddress: nil, isMaster: caller.isMaster, environment: request.environment,
-            variables: variables, taggedLogger: TaggedLogger(request.logger, tags: [:]), deadline: request.deadline,
-            data: request.data, functions: functions)
-        return { name, params, sessionToken in try await function.run(name, params: params, sessionToken: sessionToken) }
+        let (data, environment, tagged, deadline) = (request.data, request.environment, request.taggedLogger, request.deadline)
+        // Made when the hook runs a function, not for every hook call.
+        return { name, params, sessionToken in
+            let function = FunctionRequest(
+                params: .object([:]), sessionToken: caller.user?["sessionToken"]?.stringValue, currentUser: caller.user,
+                isRPC: false, remoteAddress: nil, isMaster: caller.isMaster, environment: environment,
+                variables: variables, taggedLogger: TaggedLogger(tagged.logger, tags: [:]), deadline: deadline,
+                data: data, functions: functions)
+            return try await function.run(name, params: params, sessionToken: sessionToken)
+        }
     }
 
     /// Takes back what the hook left: its object (and which keys it changed), its context, an

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import Synchronization
 
 /// The recent log lines of cloud functions and hooks, per environment, for `GET /engine/logs`
@@ -13,8 +14,10 @@ final class FunctionLogs: Sendable {
     struct Entry: Sendable {
         /// Its number, increasing over the process's life.
         var sequence: Int
-        /// When it was logged (ISO 8601).
-        var time: String
+        /// When it was logged.
+        var logged: Date
+        /// When it was logged (ISO 8601): formatted when the line is read, not when it is logged.
+        var time: String { logged.formatted(.iso8601) }
         var level: Logger.Level
         var environment: String
         /// The function, or `hook:Class` for a hook.
@@ -25,11 +28,14 @@ final class FunctionLogs: Sendable {
     }
 
     private struct Storage {
-        var lines: [String: [Entry]] = [:]
+        /// Each environment's lines, oldest first: a ring, so the oldest leaves without moving the rest.
+        var lines: [String: CircularBuffer<Entry>] = [:]
         var next = 1
     }
 
     private let storage = Mutex(Storage())
+    /// The metadata that says where a line comes from, kept apart from the rest.
+    private static let sourceKeys: Set<String> = ["function", "hook", "class", "environment", "engine"]
     let capacity: Int
 
     init(capacity: Int = 1000) {
@@ -52,16 +58,16 @@ final class FunctionLogs: Sendable {
         }
         let environment = metadata["environment"].map { "\($0)" } ?? "production"
         var rest: [String: String] = [:]
-        for (key, value) in metadata where !["function", "hook", "class", "environment", "engine"].contains(key) {
+        for (key, value) in metadata where !Self.sourceKeys.contains(key) {
             rest[key] = "\(value)"
         }
-        let time = Date.now.formatted(.iso8601)
+        let logged = Date.now
         storage.withLock { storage in
             let entry = Entry(
-                sequence: storage.next, time: time, level: level, environment: environment, source: source,
+                sequence: storage.next, logged: logged, level: level, environment: environment, source: source,
                 message: message, metadata: rest)
             storage.next += 1
-            storage.lines[environment, default: []].append(entry)
+            storage.lines[environment, default: CircularBuffer(initialCapacity: 16)].append(entry)
             if storage.lines[environment]!.count > capacity { storage.lines[environment]!.removeFirst() }
         }
     }

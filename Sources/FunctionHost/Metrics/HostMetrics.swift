@@ -58,16 +58,11 @@ public final class HostMetrics: Sendable {
     /// `failure` (it crashed) or `timeout`.
     func recordFunction(name: String, environment: String, outcome: String, duration: Duration) {
         let key = SeriesKey(name: name, kind: outcome, status: 0, environment: environment)
-        let timer =
-            functions.withLock { $0[key] }
-            ?? {
-                let timer = Timer(
-                    label: "functionhost_function_duration_seconds",
-                    dimensions: [("function", name), ("environment", environment), ("outcome", outcome)], factory: factory)
-                functions.withLock { $0[key] = timer }
-                return timer
-            }()
-        timer.record(duration: duration)
+        timer(key, in: functions) {
+            Timer(
+                label: "functionhost_function_duration_seconds",
+                dimensions: [("function", name), ("environment", environment), ("outcome", outcome)], factory: factory)
+        }.record(duration: duration)
         history.record(.init(kind: "function", name: name, environment: environment), failed: outcome != "ok", duration: duration)
     }
 
@@ -89,6 +84,8 @@ public final class HostMetrics: Sendable {
 
     private let requests = Mutex<[SeriesKey: RequestSeries]>([:])
     private let functions = Mutex<[SeriesKey: Timer]>([:])
+    private let hooks = Mutex<[SeriesKey: Timer]>([:])
+    private let storage = Mutex<[SeriesKey: Timer]>([:])
 
     /// How many request series have been made: one per route, method, status and environment
     /// seen, however many requests each counted.
@@ -106,20 +103,31 @@ public final class HostMetrics: Sendable {
 
     /// One run of a hook.
     func recordHook(kind: String, className: String, environment: String, failed: Bool, duration: Duration) {
-        Timer(
-            label: "functionhost_hook_duration_seconds",
-            dimensions: [
-                ("hook", kind), ("class", className), ("environment", environment), ("outcome", failed ? "error" : "ok"),
-            ], factory: factory
-        ).record(duration: duration)
+        let outcome = failed ? "error" : "ok"
+        timer(SeriesKey(name: className, kind: kind, status: failed ? 1 : 0, environment: environment), in: hooks) {
+            Timer(
+                label: "functionhost_hook_duration_seconds",
+                dimensions: [("hook", kind), ("class", className), ("environment", environment), ("outcome", outcome)],
+                factory: factory)
+        }.record(duration: duration)
     }
 
     /// One storage operation (`find`, `create`, ...), failed or not.
     func recordStorage(operation: String, failed: Bool, duration: Duration) {
-        Timer(
-            label: "functionhost_storage_duration_seconds",
-            dimensions: [("operation", operation), ("outcome", failed ? "error" : "ok")], factory: factory
-        ).record(duration: duration)
+        timer(SeriesKey(name: operation, kind: "", status: failed ? 1 : 0, environment: ""), in: storage) {
+            Timer(
+                label: "functionhost_storage_duration_seconds",
+                dimensions: [("operation", operation), ("outcome", failed ? "error" : "ok")], factory: factory)
+        }.record(duration: duration)
+    }
+
+    /// The timer of a series, made (its labels built) only the first time the series is seen:
+    /// a hook run or a storage operation then only looks it up.
+    private func timer(_ key: SeriesKey, in series: borrowing Mutex<[SeriesKey: Timer]>, make: () -> Timer) -> Timer {
+        if let timer = series.withLock({ $0[key] }) { return timer }
+        let timer = make()
+        series.withLock { $0[key] = timer }
+        return timer
     }
 
     /// One Cloud Queue task attempt ended: `success`, `error`, `timeout` or `lost`.

@@ -406,8 +406,12 @@
     var request = JSON.parse(requestText);
     var inv = { logs: [], rpc: mode === 'rpc', meta: request.meta || {}, name: name, answered: false, pending: 0 };
     live.set(id, inv);
+    // Whether the host reads back what a hook leaves (not an after-hook's).
+    var answers = true;
     try {
       if (mode === 'hook') {
+        answers = request.answers !== false;
+        delete request.answers;
         request = hookRequest(request);
       } else {
         if (mode === 'rpc' && AV._decode) request.params = AV._decode(request.params);
@@ -416,7 +420,8 @@
         request.user = request.currentUser;
       }
       var out = invokeLocal(name, request);
-      var done = mode === 'hook' ? function (v) { settle(id, true, hookAnswer(request, v)); } : function (v) { settle(id, true, v); };
+      var done = mode === 'hook' ? function (v) { settle(id, true, answers ? hookAnswer(request, v) : null); }
+        : function (v) { settle(id, true, v); };
       if (out && typeof out.then === 'function') {
         out.then(done, function (e) { settle(id, false, e); });
       } else {
