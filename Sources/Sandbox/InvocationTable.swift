@@ -39,7 +39,27 @@ final class InvocationTable: Sendable {
         var release: @Sendable () -> Void
     }
 
-    private let state = Mutex<[Int: Entry]>([:])
+    /// The invocations, and apart the answered ones working on in the background (by id, their
+    /// function): the questions asked at every answer and after every step ("how many work in
+    /// the background?", "which of them ended?") walk those few, not every invocation.
+    private struct Invocations {
+        var entries: [Int: Entry] = [:]
+        var answered: [Int: String] = [:]
+
+        /// Takes an invocation out, answered or not.
+        mutating func remove(_ id: Int) -> Entry? {
+            answered[id] = nil
+            return entries.removeValue(forKey: id)
+        }
+
+        /// Takes out the invocations that `isEnding` picks.
+        mutating func remove(where isEnding: (Entry) -> Bool) -> [(id: Int, entry: Entry)] {
+            let ids = entries.compactMap { isEnding($0.value) ? $0.key : nil }
+            return ids.compactMap { id in remove(id).map { (id, $0) } }
+        }
+    }
+
+    private let state = Mutex(Invocations())
     private let lastID = Atomic<Int>(0)
     /// How long background work may run after the answer.
     let backgroundTime: Duration
@@ -55,7 +75,7 @@ final class InvocationTable: Sendable {
     }
 
     /// How many invocations are in flight, answered ones still working in the background too.
-    var count: Int { state.withLock { $0.count } }
+    var count: Int { state.withLock { $0.entries.count } }
 
     /// A fresh invocation id.
     func nextID() -> Int {
@@ -70,7 +90,7 @@ final class InvocationTable: Sendable {
         continuation: CheckedContinuation<Ending, Never>
     ) {
         state.withLock {
-            $0[id] = Entry(
+            $0.entries[id] = Entry(
                 continuation: continuation, host: host, worker: worker, function: function, deadline: deadline,
                 cpuLeft: cpuSeconds, gate: gate, background: background, release: release)
         }
@@ -81,18 +101,19 @@ final class InvocationTable: Sendable {
     /// was kept; if not, it has ended and the script must forget it.
     /// `pending` is what the script has pending at its answer.
     func answer(_ id: Int, _ text: String, pending: Int) -> Bool {
-        let (continuation, ended) = state.withLock { entries -> (CheckedContinuation<Ending, Never>?, Entry?) in
-            guard var entry = entries[id], let continuation = entry.continuation else { return (nil, nil) }
-            entry.continuation = nil
-            entry.pending = pending
-            let working = entries.values.filter { $0.continuation == nil }
-            let ofFunction = working.filter { $0.function == entry.function }.count
-            guard working.count < backgroundCalls, ofFunction < max(1, backgroundCalls / 2) else {
-                entries[id] = nil
-                return (continuation, entry)
+        let (continuation, ended) = state.withLock { state -> (CheckedContinuation<Ending, Never>?, Entry?) in
+            guard let continuation = state.entries[id]?.continuation else { return (nil, nil) }
+            let function = state.entries[id]!.function
+            let ofFunction = state.answered.values.reduce(0) { $0 + ($1 == function ? 1 : 0) }
+            guard state.answered.count < backgroundCalls, ofFunction < max(1, backgroundCalls / 2) else {
+                var ended = state.remove(id)
+                ended?.continuation = nil
+                return (continuation, ended)
             }
-            entry.deadline = .now + backgroundTime
-            entries[id] = entry
+            state.entries[id]!.continuation = nil
+            state.entries[id]!.pending = pending
+            state.entries[id]!.deadline = .now + backgroundTime
+            state.answered[id] = function
             return (continuation, nil)
         }
         continuation?.resume(returning: .success(text))
@@ -109,15 +130,15 @@ final class InvocationTable: Sendable {
     /// Ends an invocation whose step failed: its caller gets `error` if it hasn't answered;
     /// else its background work ends with `lines` (what it logged) and the error.
     func finish(_ id: Int, _ error: ScriptError, lines: [BackgroundWork.Line] = []) {
-        guard let entry = state.withLock({ $0.removeValue(forKey: id) }) else { return }
+        guard let entry = state.withLock({ $0.remove(id) }) else { return }
         Self.close(entry, failing: error, adding: lines + [("error", "The call's background work failed: \(error)")])
     }
 
     /// Ends an answered invocation whose promises have settled, with the lines it logged.
     func quiet(_ id: Int, lines: [BackgroundWork.Line]) {
-        let entry = state.withLock { entries -> Entry? in
-            guard entries[id]?.continuation == nil else { return nil }
-            return entries.removeValue(forKey: id)
+        let entry = state.withLock { state -> Entry? in
+            guard state.answered[id] != nil else { return nil }
+            return state.remove(id)
         }
         if let entry { Self.close(entry, adding: lines) }
     }
@@ -125,21 +146,15 @@ final class InvocationTable: Sendable {
     /// Ends every invocation that has started on `worker` (its engine was replaced under
     /// them); those still queued will start on the new engine.
     func finishStarted(onWorker worker: Int, _ error: ScriptError) {
-        let ended = state.withLock { entries in
-            let ids = entries.filter { $0.value.worker == worker && $0.value.started }.map(\.key)
-            return ids.compactMap { entries.removeValue(forKey: $0) }
-        }
-        for entry in ended { Self.close(entry, failing: error, adding: [("error", "The call's background work was stopped: \(error)")]) }
+        let ended = state.withLock { $0.remove { $0.worker == worker && $0.started } }
+        for (_, entry) in ended { Self.close(entry, failing: error, adding: [("error", "The call's background work was stopped: \(error)")]) }
     }
 
     /// Ends the invocations past their deadline (or their background bound) and returns their
     /// ids and workers, so the scripts' leftovers can be dropped, with the background work of
     /// those that had answered: it ends once the leftovers' lines are added.
     func expire(now: ContinuousClock.Instant) -> [(id: Int, worker: Int, background: BackgroundWork?)] {
-        let expired = state.withLock { entries in
-            let ids = entries.filter { $0.value.deadline <= now }.map(\.key)
-            return ids.compactMap { id in entries.removeValue(forKey: id).map { (id, $0) } }
-        }
+        let expired = state.withLock { $0.remove { $0.deadline <= now } }
         return expired.map { id, entry in
             let answered = entry.continuation == nil
             entry.gate.close()
@@ -152,31 +167,28 @@ final class InvocationTable: Sendable {
     /// The host, deadline and host-call gate of a live invocation (answered ones working in
     /// the background included).
     func host(of id: Int) -> (host: any SandboxHost, deadline: ContinuousClock.Instant, gate: HostCallGate)? {
-        state.withLock { $0[id].map { ($0.host, $0.deadline, $0.gate) } }
+        state.withLock { $0.entries[id].map { ($0.host, $0.deadline, $0.gate) } }
     }
 
     /// The function of invocation `id` if it has answered and works on in the background (its
     /// host calls then wait their turn at `backgroundHostCalls`); nil while its caller waits,
     /// or once it has ended.
     func answeredFunction(_ id: Int) -> String? {
-        state.withLock { entries in
-            guard let entry = entries[id], entry.continuation == nil else { return nil }
-            return entry.function
-        }
+        state.withLock { $0.answered[id] }
     }
 
     /// Whether invocation `id` is live: a late answer or timer of an ended one is dropped.
     func isLive(_ id: Int) -> Bool {
-        state.withLock { $0[id] != nil }
+        state.withLock { $0.entries[id] != nil }
     }
 
     /// What the script says of an answered invocation as it changes: how much it has pending,
     /// how many lines it logged since its answer.
     func note(_ id: Int, pending: Int, lines: Int) {
-        state.withLock { entries in
-            guard entries[id]?.continuation == nil else { return }
-            entries[id]?.pending = pending
-            entries[id]?.linesSinceAnswer = lines
+        state.withLock { state in
+            guard state.answered[id] != nil else { return }
+            state.entries[id]?.pending = pending
+            state.entries[id]?.linesSinceAnswer = lines
         }
     }
 
@@ -185,12 +197,14 @@ final class InvocationTable: Sendable {
     /// says whether settled ones with lines are left, which the script must be asked for.
     func endQuiet(onWorker worker: Int) -> Bool {
         var linesLeft = false
-        let ended = state.withLock { entries -> [Entry] in
+        let ended = state.withLock { state -> [Entry] in
+            guard !state.answered.isEmpty else { return [] }
             var quiet: [Int] = []
-            for (id, entry) in entries where entry.worker == worker && entry.continuation == nil && entry.pending <= 0 {
+            for id in state.answered.keys {
+                guard let entry = state.entries[id], entry.worker == worker, entry.pending <= 0 else { continue }
                 if entry.linesSinceAnswer > 0 { linesLeft = true } else { quiet.append(id) }
             }
-            return quiet.compactMap { entries.removeValue(forKey: $0) }
+            return quiet.compactMap { state.remove($0) }
         }
         for entry in ended { Self.close(entry, adding: []) }
         return linesLeft
@@ -199,16 +213,16 @@ final class InvocationTable: Sendable {
     /// Marks a step of the invocation as running and returns the CPU seconds it has left, nil
     /// once it has ended.
     func beginStep(_ id: Int) -> Double? {
-        state.withLock { entries in
-            guard let entry = entries[id] else { return nil }
-            entries[id]?.started = true
-            return entry.cpuLeft
+        state.withLock { state in
+            guard state.entries[id] != nil else { return nil }
+            state.entries[id]!.started = true
+            return state.entries[id]!.cpuLeft
         }
     }
 
     /// Counts CPU time a step of the invocation used against its budget.
     func charge(_ id: Int, seconds: Double) {
-        state.withLock { $0[id]?.cpuLeft -= seconds }
+        state.withLock { $0.entries[id]?.cpuLeft -= seconds }
     }
 
     /// The end of an invocation removed from the table: its gate closes, its caller (if still
