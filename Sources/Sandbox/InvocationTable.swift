@@ -146,7 +146,7 @@ final class InvocationTable: Sendable {
     /// Ends every invocation that has started on `worker` (its engine was replaced under
     /// them); those still queued will start on the new engine.
     func finishStarted(onWorker worker: Int, _ error: ScriptError) {
-        let ended = state.withLock { $0.remove { $0.worker == worker && $0.started } }
+        let ended = state.withLock { state in state.remove { entry in entry.worker == worker && entry.started } }
         for (_, entry) in ended { Self.close(entry, failing: error, adding: [("error", "The call's background work was stopped: \(error)")]) }
     }
 
@@ -154,7 +154,7 @@ final class InvocationTable: Sendable {
     /// ids and workers, so the scripts' leftovers can be dropped, with the background work of
     /// those that had answered: it ends once the leftovers' lines are added.
     func expire(now: ContinuousClock.Instant) -> [(id: Int, worker: Int, background: BackgroundWork?)] {
-        let expired = state.withLock { $0.remove { $0.deadline <= now } }
+        let expired = state.withLock { state in state.remove { entry in entry.deadline <= now } }
         return expired.map { id, entry in
             let answered = entry.continuation == nil
             entry.gate.close()
