@@ -49,8 +49,10 @@ package struct SendLimits: Sendable, Hashable {
     /// /64 network, which one subscriber usually holds whole (counted by the full address, a
     /// client would rotate through 2^64 of them).
     public static func client(ofAddress address: String) -> String {
+        // An IPv4 address (most clients) is its own key: a byte test, before any parsing or allocation.
+        guard address.utf8.contains(UInt8(ascii: ":")) else { return address }
         var bytes = [UInt8](repeating: 0, count: 16)
-        guard address.contains(":"), inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
+        guard inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
         // An IPv4 address written as IPv6 (::ffff:a.b.c.d) is that IPv4 client.
         if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
             return bytes[12..<16].map(String.init).joined(separator: ".")
