@@ -57,6 +57,9 @@ public final class CloudCode: Sendable {
         /// A hook: the request's object arrives as an `AV.Object`; the answer is the object (and
         /// context) as the hook left them.
         case hook
+        /// A hook whose answer the host doesn't read (an after-hook's: the write stands as it
+        /// was): it arrives as `hook`'s does, and answers nothing back.
+        case hookWithoutAnswer
     }
 
     /// What a call produced: a value, or the error the function threw, plus its console output.

@@ -28,7 +28,9 @@ struct JavaScriptCall {
     private var mode: CloudCode.Mode {
         switch target {
         case .function(let rpc): rpc ? .rpc : .function
-        case .hook: .hook
+        // What a before-hook leaves (an `afterFind`'s results too) is read back; an
+        // after-hook's is not, so its script doesn't encode and send it.
+        case .hook(let kind, _): kind.isBefore || kind == .afterFind ? .hook : .hookWithoutAnswer
         }
     }
 

@@ -47,15 +47,7 @@ enum JavaScriptHooks {
             "object": .object(request.object), "original": request.original.map { .object($0.restJSON()) } ?? .null,
             "updatedKeys": .array(request.updatedKeys.map(JSONValue.string)), "user": request.user ?? .null,
             "context": .object(request.context), "results": .array(request.results.map { .object($0.restJSON()) }),
-            "answers": .bool(answers(request.kind)),
         ]
-    }
-
-    /// Whether what a hook of this kind leaves is read back: a before-hook's object and
-    /// context, an `afterFind`'s results. An after-hook's is not (the write stands as it was),
-    /// so the script doesn't encode and send it.
-    private static func answers(_ kind: HookKind) -> Bool {
-        kind.isBefore || kind == .afterFind
     }
 
     /// `AV.Cloud.run` of a Swift function from a hook: it runs as the hook's caller (its user,

@@ -399,19 +399,17 @@
       ? object.dirtyKeys().map(function (key) { return String(key).split('.')[0]; }) : undefined;
     return { object: fieldsOf(object), changed: changed, context: request.context };
   }
-  // mode: 'function' (plain JSON), 'rpc' (typed values both ways) or 'hook'.
+  // mode: 'function' (plain JSON), 'rpc' (typed values both ways), 'hook' or
+  // 'hookWithoutAnswer' (an after-hook's: the host doesn't read what it leaves).
   global.__fhInvoke = function (id, name, requestText, mode) {
     sweep();
     current = id;
     var request = JSON.parse(requestText);
     var inv = { logs: [], rpc: mode === 'rpc', meta: request.meta || {}, name: name, answered: false, pending: 0 };
     live.set(id, inv);
-    // Whether the host reads back what a hook leaves (not an after-hook's).
-    var answers = true;
+    var hook = mode === 'hook' || mode === 'hookWithoutAnswer';
     try {
-      if (mode === 'hook') {
-        answers = request.answers !== false;
-        delete request.answers;
+      if (hook) {
         request = hookRequest(request);
       } else {
         if (mode === 'rpc' && AV._decode) request.params = AV._decode(request.params);
@@ -420,8 +418,8 @@
         request.user = request.currentUser;
       }
       var out = invokeLocal(name, request);
-      var done = mode === 'hook' ? function (v) { settle(id, true, answers ? hookAnswer(request, v) : null); }
-        : function (v) { settle(id, true, v); };
+      var done = mode === 'hook' ? function (v) { settle(id, true, hookAnswer(request, v)); }
+        : hook ? function () { settle(id, true, null); } : function (v) { settle(id, true, v); };
       if (out && typeof out.then === 'function') {
         out.then(done, function (e) { settle(id, false, e); });
       } else {
