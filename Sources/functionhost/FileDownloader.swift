@@ -1,37 +1,33 @@
-import AsyncHTTPClient
 import DataAPI
-import Foundation
-import NIOCore
-import NIOHTTP1
+import FunctionHost
 
 /// Fetches files' bytes from their old urls for `import --download-files`, streamed into the
 /// host's file store as they arrive (a part at a time for a bucket), so a large file is never
 /// held whole; an interrupted download leaves nothing under its key.
+///
+/// The urls come from the export's `_File` objects, which the app's end users could write: each
+/// download goes through `OutboundHTTP`, so only public addresses are reached (every redirect
+/// hop checked, the address connected to the one checked) unless the operator lists a host.
 struct FileDownloader: Sendable {
-    let client: HTTPClient
+    /// Where downloads may go: any host at a public address, and the hosts listed exactly.
+    let policy: OutboundPolicy
+    let http = OutboundHTTP()
 
     /// How long one file may take.
-    static let timeout: TimeAmount = .minutes(10)
+    static let timeout: Duration = .seconds(10 * 60)
     /// The most one file may be: S3's own limit for one object (5 TiB).
     static let maxBytes = 5 * 1024 * 1024 * 1024 * 1024
 
-    /// Settings for downloads: redirects followed (file domains use them), no retry of a refused
-    /// connection (a dead domain fails at once, file after file).
-    static var configuration: HTTPClient.Configuration {
-        var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: 5, allowCycles: false), timeout: .init(connect: .seconds(10), read: .seconds(60)))
-        configuration.connectionPool.retryConnectionEstablishment = false
-        return configuration
+    /// A downloader reaching public addresses, and any address of the hosts `allowed` names
+    /// exactly (`files.internal`, `10.0.0.5:8080`: `OutboundPolicy`'s forms).
+    init(allowing allowed: [String]) throws(OutboundHTTPError) {
+        policy = try OutboundPolicy(allowing: ["*"] + allowed, maxResponseSize: Self.maxBytes)
     }
 
-    /// Appends what `url` answers to `upload`; throws on a non-200 answer or a body past
-    /// `maxBytes`.
+    /// Appends what `url` answers to `upload`; throws on a refused address, a non-200 answer or a
+    /// body past `maxBytes`.
     func download(_ url: String, into upload: any FileContentUpload) async throws {
-        let response = try await client.execute(HTTPClientRequest(url: url), timeout: Self.timeout)
-        guard response.status == .ok else { throw DataAPIError(.importFailure, "HTTP \(response.status.code)") }
         let bounded = BoundedUpload(inner: upload, limit: Self.maxBytes, refusal: DataAPIError(.importFailure, "more than \(Self.maxBytes) bytes"))
-        for try await buffer in response.body {
-            try await bounded.append(buffer)
-        }
+        try await http.download(url, policy: policy, deadline: .now + Self.timeout) { try await bounded.append($0) }
     }
 }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import AsyncHTTPClient
 import DataAPI
 import Foundation
 import FunctionHost
@@ -66,6 +65,13 @@ struct Import: AsyncParsableCommand {
     var downloadFiles = false
 
     @Option(
+        name: .customLong("download-allow"),
+        help: ArgumentHelp(
+            "With --download-files: hosts whose internal addresses downloads may reach, comma-separated (files.internal, 10.0.0.5:8080). Without it only public addresses are: the urls come from the export's _File objects, which end users could write.",
+            valueName: "hosts"))
+    var downloadAllow: String?
+
+    @Option(
         name: .customLong("public-url"),
         help: "Where this host will serve files (https://api.example.com), for the urls of files brought in (default: $FUNCTIONHOST_PUBLIC_URL).")
     var publicURL: String?
@@ -95,6 +101,14 @@ struct Import: AsyncParsableCommand {
         if filesDirectory != nil || downloadFiles, try fileURLs() == nil {
             throw ValidationError(
                 "--files and --download-files need --public-url (or --files-url): the address the files will be served at.")
+        }
+        if downloadAllow != nil, !downloadFiles {
+            throw ValidationError("--download-allow goes with --download-files.")
+        }
+        do {
+            _ = try downloader()
+        } catch {
+            throw ValidationError("--download-allow: \(error)")
         }
         if server == nil, appId != nil || masterKey != nil || classes != nil {
             throw ValidationError("--app-id, --master-key and --classes go with --from-server.")
@@ -146,6 +160,13 @@ struct Import: AsyncParsableCommand {
         return resolvedPublicURL.map { FileURLs.served(at: $0) }
     }
 
+    /// The downloader `--download-files` asks for, with the hosts `--download-allow` lists.
+    private func downloader() throws -> FileDownloader? {
+        guard downloadFiles else { return nil }
+        let allowed = (downloadAllow ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return try FileDownloader(allowing: allowed)
+    }
+
     private var resolvedPublicURL: String? {
         let url = publicURL ?? ProcessInfo.processInfo.environment["FUNCTIONHOST_PUBLIC_URL"]
         guard var url, !url.isEmpty else { return nil }
@@ -160,12 +181,10 @@ struct Import: AsyncParsableCommand {
         let pull = try server.map { try ServerPull(server: $0, appId: appId, masterKey: masterKey, classes: classes) }
         let started = ContinuousClock.now
         let bar = ImportProgressBar()
-        let outcome = try await HTTPClient.withHTTPClient(configuration: FileDownloader.configuration) { client in
-            try await FunctionHostServer.withStorage(dataDirectory: dataDirectory, database: location, logger: logger) {
-                storage in
-                try await perform(
-                    on: storage, pull: pull, bar: bar, downloader: downloadFiles ? FileDownloader(client: client) : nil)
-            }
+        let downloader = try downloader()
+        let outcome = try await FunctionHostServer.withStorage(dataDirectory: dataDirectory, database: location, logger: logger) {
+            storage in
+            try await perform(on: storage, pull: pull, bar: bar, downloader: downloader)
         }
         bar?.finish()
         let elapsed = started.duration(to: .now)

@@ -83,7 +83,7 @@ import Testing
             let keys = Self.files.keys.sorted()
             let arguments =
                 [
-                    "import", export, "--download-files", "--files-url", "https://files.example.com",
+                    "import", export, "--download-files", "--download-allow", domain.authority, "--files-url", "https://files.example.com",
                     "--files-s3-endpoint", s3.endpoint, "--files-s3-bucket", s3.bucket, "--files-s3-prefix",
                     "app/",
                     "--files-s3-path-style", "--files-s3-access-key", s3.accessKey, "--files-s3-secret-key",
@@ -141,10 +141,12 @@ import Testing
     }
 
     /// `import EXPORT --download-files` into `s3`'s bucket, on the data directory `destination`.
-    static func importIntoTheBucket(_ s3: S3TestServer, export: String, destination: String) async throws -> CLI.Run {
+    static func importIntoTheBucket(
+        _ s3: S3TestServer, from domain: FileDomainStandIn, export: String, destination: String
+    ) async throws -> CLI.Run {
         try await CLI.functionhost(
             [
-                "import", export, "--download-files", "--public-url", "https://api.example.com",
+                "import", export, "--download-files", "--download-allow", domain.authority, "--public-url", "https://api.example.com",
                 "--files-s3-endpoint", s3.endpoint, "--files-s3-bucket", s3.bucket, "--files-s3-path-style",
                 "--files-s3-access-key", s3.accessKey, "--files-s3-secret-key", s3.secretKey,
             ] + ImportCommandTests.target(destination), port: 0)
@@ -159,7 +161,7 @@ import Testing
             let other = try await store.beginUpload(key: key)
             try await other.append(ByteBuffer(string: "someone else's object"))
             _ = try await other.finish()
-            let run = try await Self.importIntoTheBucket(s3, export: export, destination: destination)
+            let run = try await Self.importIntoTheBucket(s3, from: domain, export: export, destination: destination)
             #expect(run.status == 0, "\(run)")
             #expect(run.output.contains("file bytes: 4 served here, 1 not found"), "\(run)")
             #expect(run.output.contains(key), "\(run)")
@@ -174,7 +176,7 @@ import Testing
         try await Self.withExport { s3, domain, export, destination in
             let key = Self.files.keys.sorted()[0]
             domain.answer(key, with: .endless)
-            let run = try await Self.importIntoTheBucket(s3, export: export, destination: destination)
+            let run = try await Self.importIntoTheBucket(s3, from: domain, export: export, destination: destination)
             #expect(run.status == 0, "\(run)")
             #expect(run.output.contains("file bytes: 4 served here, 1 not found"), "\(run)")
             #expect(run.output.contains("passed the"), "\(run)")

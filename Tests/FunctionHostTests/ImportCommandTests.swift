@@ -112,7 +112,8 @@ import Testing
             #expect(moved.status == .ok, "\(moved)")
             let run = try await CLI.functionhost(
                 ["import", "--from-server", "http://127.0.0.1:\(api.port)", "--app-id", "app", "--master-key", "master",
-                 "--files", bytes, "--download-files", "--public-url", "https://new.example.com"]
+                 "--files", bytes, "--download-files", "--download-allow", "127.0.0.1:\(api.port)", "--public-url",
+                 "https://new.example.com"]
                     + Self.target(destination), port: api.port)
             return (run, key)
         }

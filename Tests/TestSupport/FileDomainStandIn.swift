@@ -18,6 +18,8 @@ package struct FileDomainStandIn: Sendable {
         case cut
         /// A body with no end (chunked, 64 KB at a time until the client goes).
         case endless
+        /// 302 to this url.
+        case redirect(String)
     }
 
     /// The port it listens on.
@@ -27,7 +29,10 @@ package struct FileDomainStandIn: Sendable {
     private let answers: Answers
 
     /// The url of `key`.
-    package func url(_ key: String) -> String { "http://127.0.0.1:\(port)/\(key)" }
+    package func url(_ key: String) -> String { "http://\(authority)/\(key)" }
+
+    /// Its address and port, as `import --download-allow` names it.
+    package var authority: String { "127.0.0.1:\(port)" }
 
     /// Sets how `key` is answered from now on.
     package func answer(_ key: String, with answer: Answer) { answers.state.withLock { $0[key] = answer } }
@@ -75,6 +80,8 @@ package struct FileDomainStandIn: Sendable {
             return Response(status: .ok, body: ResponseBody { writer in
                 while true { try await writer.write(chunk) }
             })
+        case .redirect(let url):
+            return Response(status: .found, headers: [.location: url])
         }
     }
 }

@@ -66,10 +66,21 @@ public struct OutboundHTTP: Sendable {
         return try outcome.get()
     }
 
-    /// The exchange itself: one hop per redirect, each checked against the policy.
+    /// The exchange itself: the redirects followed, then the whole body read.
     private func exchange(
         _ request: OutboundRequest, policy: OutboundPolicy, deadline: ContinuousClock.Instant
     ) async throws(OutboundHTTPError) -> OutboundResponse {
+        let (response, target) = try await head(request, policy: policy, deadline: deadline)
+        let body = try await read(response, limit: policy.maxResponseSize, authority: target.authority)
+        return OutboundResponse(
+            status: Int(response.status.code), headers: response.headers.map { ($0.name, $0.value) }, body: body, url: target.url)
+    }
+
+    /// The last response's head, and where it came from: one hop per redirect, each checked
+    /// against the policy. Its body is left to the caller to read.
+    func head(
+        _ request: OutboundRequest, policy: OutboundPolicy, deadline: ContinuousClock.Instant
+    ) async throws(OutboundHTTPError) -> (HTTPClientResponse, OutboundTarget) {
         var request = request
         var redirects = 0
         while true {
@@ -85,9 +96,7 @@ public struct OutboundHTTP: Sendable {
                 _ = try? await response.body.collect(upTo: 64 * 1024)
                 continue
             }
-            let body = try await read(response, limit: policy.maxResponseSize, authority: target.authority)
-            return OutboundResponse(
-                status: status, headers: response.headers.map { ($0.name, $0.value) }, body: body, url: target.url)
+            return (response, target)
         }
     }
 
@@ -146,7 +155,7 @@ public struct OutboundHTTP: Sendable {
     }
 
     /// The script's view of an error from the client.
-    private static func failure(_ error: any Error, authority: String) -> OutboundHTTPError {
+    static func failure(_ error: any Error, authority: String) -> OutboundHTTPError {
         if error is CancellationError { return .timedOut }
         if let error = error as? HTTPClientError, error == .deadlineExceeded || error == .cancelled {
             return .timedOut
