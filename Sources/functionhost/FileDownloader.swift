@@ -1,5 +1,7 @@
+import AsyncHTTPClient
 import DataAPI
 import FunctionHost
+import NIOCore
 
 /// Fetches files' bytes from their old urls for `import --download-files`, streamed into the
 /// host's file store as they arrive (a part at a time for a bucket), so a large file is never
@@ -11,7 +13,8 @@ import FunctionHost
 struct FileDownloader: Sendable {
     /// Where downloads may go: any host at a public address, and the hosts listed exactly.
     let policy: OutboundPolicy
-    let http = OutboundHTTP()
+    /// The client, with `configuration`.
+    let http: OutboundHTTP
 
     /// How long one file may take.
     static let timeout: Duration = .seconds(10 * 60)
@@ -20,8 +23,19 @@ struct FileDownloader: Sendable {
 
     /// A downloader reaching public addresses, and any address of the hosts `allowed` names
     /// exactly (`files.internal`, `10.0.0.5:8080`: `OutboundPolicy`'s forms).
-    init(allowing allowed: [String]) throws(OutboundHTTPError) {
+    init(allowing allowed: [String], client: HTTPClient) throws(OutboundHTTPError) {
         policy = try OutboundPolicy(allowing: ["*"] + allowed, maxResponseSize: Self.maxBytes)
+        http = OutboundHTTP(client: client)
+    }
+
+    /// The client's settings: `OutboundHTTP`'s, with a stalled connection given up on (a file
+    /// domain that stops answering fails its files one by one, not after `timeout` each) and no
+    /// retry of a refused connection (a dead domain fails at once, file after file).
+    static var configuration: HTTPClient.Configuration {
+        var configuration = OutboundHTTP.settings
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(60))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return configuration
     }
 
     /// Appends what `url` answers to `upload`; throws on a refused address, a non-200 answer or a

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncHTTPClient
 import DataAPI
 import Foundation
 import FunctionHost
@@ -106,7 +107,7 @@ struct Import: AsyncParsableCommand {
             throw ValidationError("--download-allow goes with --download-files.")
         }
         do {
-            _ = try downloader()
+            _ = try OutboundPolicy(list: downloadAllow ?? "")
         } catch {
             throw ValidationError("--download-allow: \(error)")
         }
@@ -161,10 +162,10 @@ struct Import: AsyncParsableCommand {
     }
 
     /// The downloader `--download-files` asks for, with the hosts `--download-allow` lists.
-    private func downloader() throws -> FileDownloader? {
+    private func downloader(through client: HTTPClient) throws -> FileDownloader? {
         guard downloadFiles else { return nil }
         let allowed = (downloadAllow ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        return try FileDownloader(allowing: allowed)
+        return try FileDownloader(allowing: allowed, client: client)
     }
 
     private var resolvedPublicURL: String? {
@@ -181,10 +182,12 @@ struct Import: AsyncParsableCommand {
         let pull = try server.map { try ServerPull(server: $0, appId: appId, masterKey: masterKey, classes: classes) }
         let started = ContinuousClock.now
         let bar = ImportProgressBar()
-        let downloader = try downloader()
-        let outcome = try await FunctionHostServer.withStorage(dataDirectory: dataDirectory, database: location, logger: logger) {
-            storage in
-            try await perform(on: storage, pull: pull, bar: bar, downloader: downloader)
+        let outcome = try await HTTPClient.withHTTPClient(configuration: FileDownloader.configuration) { client in
+            let downloader = try downloader(through: client)
+            return try await FunctionHostServer.withStorage(dataDirectory: dataDirectory, database: location, logger: logger) {
+                storage in
+                try await perform(on: storage, pull: pull, bar: bar, downloader: downloader)
+            }
         }
         bar?.finish()
         let elapsed = started.duration(to: .now)

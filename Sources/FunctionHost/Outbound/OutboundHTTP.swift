@@ -1,4 +1,4 @@
-import AsyncHTTPClient
+package import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 
@@ -25,13 +25,25 @@ public struct OutboundHTTP: Sendable {
         client = Self.sharedClient
     }
 
+    /// Sends requests through `client`, whose settings must be the shared one's (`settings`):
+    /// redirects off, nothing decompressed. For a command with timeouts of its own (imports).
+    package init(client: HTTPClient) {
+        self.client = client
+    }
+
+    /// The settings requests need from their client: redirects are followed here, each hop
+    /// checked, and the size limits count the bytes that arrive.
+    package static var settings: HTTPClient.Configuration {
+        HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
+    }
+
     /// One client for the whole process, so connections are pooled across calls and environments
     /// (the policy is checked per request, before a pooled connection is picked). Redirects are
     /// off because they are followed here, each hop checked; no proxy from the environment is
     /// used; nothing is decompressed, so the size limit counts the bytes that arrive. A `static
     /// let` is never deinitialised, so the client never needs a shutdown.
     private static let sharedClient: HTTPClient = {
-        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
+        var configuration = settings
         // A refused connection fails at once rather than being retried until the connect
         // timeout (10 s): whether to try again is the script's decision.
         configuration.connectionPool.retryConnectionEstablishment = false
