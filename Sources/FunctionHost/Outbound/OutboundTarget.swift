@@ -43,6 +43,10 @@ struct OutboundTarget: Sendable, Hashable {
         guard let host = OutboundHost(hostText) else {
             throw .invalidURL(text, "'\(hostText)' is not a host name or IP address (give international names in punycode)")
         }
+        // A port too long for an integer parses as none: it must not become the scheme's own.
+        if components.port == nil, let written = components.rangeOfPort, !text[written].isEmpty {
+            throw .invalidURL(text, "the port must be from 1 to 65535")
+        }
         let port = components.port ?? scheme.defaultPort
         guard (1...65535).contains(port) else {
             throw .invalidURL(text, "the port must be from 1 to 65535")
