@@ -21,11 +21,18 @@ struct FileDownloader: Sendable {
     /// The most one file may be: S3's own limit for one object (5 TiB).
     static let maxBytes = 5 * 1024 * 1024 * 1024 * 1024
 
-    /// A downloader reaching public addresses, and any address of the hosts `allowed` names
-    /// exactly (`files.internal`, `10.0.0.5:8080`: `OutboundPolicy`'s forms).
-    init(allowing allowed: [String], client: HTTPClient) throws(OutboundHTTPError) {
-        policy = try OutboundPolicy(allowing: ["*"] + allowed, maxResponseSize: Self.maxBytes)
+    /// A downloader reaching public addresses, and any address of the hosts `allowed` lists
+    /// exactly.
+    init(allowing allowed: String, client: HTTPClient) throws(OutboundHTTPError) {
+        policy = try Self.policy(allowing: allowed)
         http = OutboundHTTP(client: client)
+    }
+
+    /// Any host at a public address, and any address of the hosts the comma-separated `allowed`
+    /// names exactly (`files.internal, 10.0.0.5:8080`: `OutboundPolicy`'s forms); a body no
+    /// larger than `maxBytes`.
+    static func policy(allowing allowed: String) throws(OutboundHTTPError) -> OutboundPolicy {
+        try OutboundPolicy(list: "*," + allowed, maxResponseSize: maxBytes)
     }
 
     /// The client's settings: `OutboundHTTP`'s, with a stalled connection given up on (a file
@@ -41,7 +48,6 @@ struct FileDownloader: Sendable {
     /// Appends what `url` answers to `upload`; throws on a refused address, a non-200 answer or a
     /// body past `maxBytes`.
     func download(_ url: String, into upload: any FileContentUpload) async throws {
-        let bounded = BoundedUpload(inner: upload, limit: Self.maxBytes, refusal: DataAPIError(.importFailure, "more than \(Self.maxBytes) bytes"))
-        try await http.download(url, policy: policy, deadline: .now + Self.timeout) { try await bounded.append($0) }
+        try await http.download(url, policy: policy, deadline: .now + Self.timeout) { try await upload.append($0) }
     }
 }

@@ -107,7 +107,7 @@ struct Import: AsyncParsableCommand {
             throw ValidationError("--download-allow goes with --download-files.")
         }
         do {
-            _ = try OutboundPolicy(list: downloadAllow ?? "")
+            _ = try FileDownloader.policy(allowing: downloadAllow ?? "")
         } catch {
             throw ValidationError("--download-allow: \(error)")
         }
@@ -164,8 +164,7 @@ struct Import: AsyncParsableCommand {
     /// The downloader `--download-files` asks for, with the hosts `--download-allow` lists.
     private func downloader(through client: HTTPClient) throws -> FileDownloader? {
         guard downloadFiles else { return nil }
-        let allowed = (downloadAllow ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        return try FileDownloader(allowing: allowed, client: client)
+        return try FileDownloader(allowing: downloadAllow ?? "", client: client)
     }
 
     private var resolvedPublicURL: String? {

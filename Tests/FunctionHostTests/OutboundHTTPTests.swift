@@ -2,6 +2,8 @@ import DataAPI
 import JSON
 import TestSupport
 import Testing
+import Synchronization
+import NIOCore
 
 @testable import FunctionHost
 
@@ -231,6 +233,31 @@ struct OutboundHTTPTests {
         let error = await failure(OutboundRequest(url: url), policy)
         #expect(error?.kind == .invalidURL, "\(url): \(error?.message ?? "")")
         #expect(error?.code == 1)
+    }
+
+    /// A download streams its body to the sink under the same policy: the size limit (by
+    /// `Content-Length` and by the bytes that come), the internal-address rule, another status.
+    @Test func downloadKeepsThePolicy() async throws {
+        try await OutboundTestServer.run { server in
+            let received = Mutex(0)
+            let count: @Sendable (ByteBuffer) async throws -> Void = { part in received.withLock { $0 += part.readableBytes } }
+            let small = try OutboundPolicy(allowing: ["127.0.0.1"], maxResponseSize: 1 << 20)
+            for path in ["/big", "/big-chunked"] {
+                await #expect(throws: OutboundHTTPError.responseTooLarge(limit: 1 << 20)) {
+                    try await http.download(server.url(path), policy: small, deadline: later, into: count)
+                }
+            }
+            #expect(received.withLock { $0 } <= 1 << 20, "no more than the limit reached the sink")
+            received.withLock { $0 = 0 }
+            let roomy = try OutboundPolicy(allowing: ["127.0.0.1"])
+            try await http.download(server.url("/big-chunked"), policy: roomy, deadline: later, into: count)
+            #expect(received.withLock { $0 } == 2 << 20)
+            let asked = server.requests.count
+            await #expect(throws: OutboundHTTPError.self) {
+                try await http.download(server.url("/big"), policy: try OutboundPolicy(allowing: ["*"]), deadline: later, into: count)
+            }
+            #expect(server.requests.count == asked, "an unlisted loopback host is never asked")
+        }
     }
 
     @Test func responseSizeLimit() async throws {

@@ -57,25 +57,30 @@ public struct OutboundHTTP: Sendable {
     ) async throws(OutboundHTTPError) -> OutboundResponse {
         let request = try request.checked()
         guard ContinuousClock.now < deadline else { throw .timedOut }
-        // The deadline races the whole exchange (lookup, connection, redirects, body), since the
-        // client's own deadline stops at the response head.
-        let outcome = await withTaskGroup(of: Result<OutboundResponse, OutboundHTTPError>.self) { group in
-            group.addTask {
-                do throws(OutboundHTTPError) {
-                    return .success(try await exchange(request, policy: policy, deadline: deadline))
-                } catch {
-                    return .failure(error)
-                }
-            }
+        do {
+            return try await Self.racing(deadline) { try await exchange(request, policy: policy, deadline: deadline) }
+        } catch {
+            // The exchange throws nothing else.
+            throw error as? OutboundHTTPError ?? .timedOut
+        }
+    }
+
+    /// `work`'s outcome, or `timedOut` once `deadline` passes (`work` then cancelled). The
+    /// client's own deadline stops at the response head, so this one races the whole exchange
+    /// (lookup, connection, redirects, body): a server that drips its bytes can't outlast it.
+    static func racing<Value: Sendable>(
+        _ deadline: ContinuousClock.Instant, _ work: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { try await work() }
             group.addTask {
                 try? await Task.sleep(until: deadline, clock: .continuous)
-                return .failure(.timedOut)
+                return nil
             }
-            let first = await group.next() ?? .failure(.timedOut)
-            group.cancelAll()
-            return first
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else { throw OutboundHTTPError.timedOut }
+            return value
         }
-        return try outcome.get()
     }
 
     /// The exchange itself: the redirects followed, then the whole body read.
