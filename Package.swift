@@ -278,6 +278,17 @@ let package = Package(
             path: "Benchmarks/BareServer",
             swiftSettings: swiftSettings
         ),
+        // The floors of issue 32's targets: each target's least work on the same stack (`make bench`).
+        .executableTarget(
+            name: "FloorServer",
+            dependencies: [
+                "CJavaScriptCore", "JSON",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Benchmarks/FloorServer",
+            swiftSettings: swiftSettings
+        ),
         // LiveQuery's load: a thousand realtime clients hearing REST writes (`make bench`).
         .executableTarget(
             name: "LiveQueryLoad",

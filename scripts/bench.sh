@@ -3,9 +3,14 @@
 #   bare route   = a bare Hummingbird "hello" route (Benchmarks/BareServer), sent the same request
 #                  as the route it is compared with (function calls are POSTs with a JSON body)
 #   sqlite loop  = a plain in-process SQLite insert loop, one row per transaction
+#   floor        = each target's least work on the same stack (Benchmarks/FloorServer: keys
+#                  checked, a log line, the body parsed, the call or the insert, a JSON answer,
+#                  nothing else), measured beside the host in the same rounds: what any server
+#                  built on Hummingbird, GRDB and JavaScriptCore reaches on this machine
 # It ends with issue 32's targets, each with its figure and whether it is met; latency is compared
 # with scripts/bench/baseline.txt (ratios to the bare route, so another machine can use them).
-#   BENCH_BIN=DIR        run the functionhost and BareServer binaries in DIR, unbuilt
+#   BENCH_BIN=DIR        run the functionhost, BareServer, FloorServer and LiveQueryLoad binaries
+#                        in DIR, unbuilt
 #   RECORD_BASELINE=1    write this run's latency ratios to the baseline file (BASELINE_COMMIT
 #                        names what was measured; the checkout's HEAD unless told)
 set -euo pipefail
@@ -14,6 +19,7 @@ DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-32}
 BARE_PORT=18181
 HOST_PORT=18182
+FLOOR_PORT=18183
 BASELINE_FILE=scripts/bench/baseline.txt
 WORK=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$WORK"' EXIT
@@ -24,6 +30,7 @@ else
     BIN=.build/release
     swift build -c release --product functionhost >/dev/null
     swift build -c release --product BareServer >/dev/null
+    swift build -c release --product FloorServer >/dev/null
     swift build -c release --product LiveQueryLoad >/dev/null
 fi
 
@@ -40,12 +47,22 @@ serve() {
 
 # A server left on a port (an interrupted run's) would answer in place of this run's.
 port_free() { ! curl -s -o /dev/null "http://127.0.0.1:$1/" || { echo "port $1 is in use: stop what listens there first"; exit 1; }; }
-port_free $BARE_PORT; port_free $HOST_PORT
+port_free $BARE_PORT; port_free $HOST_PORT; port_free $FLOOR_PORT
 "$BIN/BareServer" $BARE_PORT >"$WORK/bare.log" 2>&1 &
+mkdir -p "$WORK/floor"
+"$BIN/FloorServer" $FLOOR_PORT "$WORK/floor" >"$WORK/floor.log" 2>&1 &
 serve $HOST_PORT --data-dir "$WORK/data" >"$WORK/host.log" 2>&1 &
 
 wait_for() { for _ in $(seq 1 100); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "not ready: $1"; exit 1; }
 wait_for "http://127.0.0.1:$BARE_PORT/hello"
+wait_for_post() {
+    for _ in $(seq 1 100); do
+        curl -sf -X POST -H "X-LC-Id: benchapp" -H "X-LC-Key: benchkey" -d '{}' "$1" >/dev/null 2>&1 && return 0
+        sleep 0.1
+    done
+    echo "not ready: $1"; exit 1
+}
+wait_for_post "http://127.0.0.1:$FLOOR_PORT/1.1/functions/swiftHello"
 wait_for "http://127.0.0.1:$HOST_PORT/__engine/1/ping"
 
 # rps LABEL URL [LUA]: runs wrk, prints a line, returns requests/s in $RPS and the latency
@@ -112,12 +129,14 @@ paired() {
 
 echo "wrk -t2 -c$CONNECTIONS -d${DURATION}s on loopback, $(nproc) cores; the host logs at its default level (info, one line per request)"
 run_wrk "bare hello route" "http://127.0.0.1:$BARE_PORT/hello"; BARE=$RPS
-paired scripts/bench/hello.lua swift "Swift function swiftHello" "http://127.0.0.1:$HOST_PORT/1.1/functions/swiftHello"
+paired scripts/bench/hello.lua swift "Swift function swiftHello" "http://127.0.0.1:$HOST_PORT/1.1/functions/swiftHello" \
+    floor_swift "floor: Swift function" "http://127.0.0.1:$FLOOR_PORT/1.1/functions/swiftHello"
 # The host's edge alone: an authenticated GET /1.1/date (router, keys, CORS, request log and
 # metrics, the answer) and no other work: the most any authenticated route reaches here.
 paired scripts/bench/auth.lua edge "authenticated GET /1.1/date" "http://127.0.0.1:$HOST_PORT/1.1/date"
 EDGE_RATIO=${RATIO[edge]}
-paired scripts/bench/hello.lua js "JS function helloJS" "http://127.0.0.1:$HOST_PORT/1.1/functions/helloJS"
+paired scripts/bench/hello.lua js "JS function helloJS" "http://127.0.0.1:$HOST_PORT/1.1/functions/helloJS" \
+    floor_js "floor: JS function" "http://127.0.0.1:$FLOOR_PORT/1.1/functions/helloJS"
 HELLO_RATIO=${RATIO[swift]}; JS_RATIO=${RATIO[js]}
 CONNECTIONS=1 run_wrk "Swift function swiftHello (c=1)" "http://127.0.0.1:$HOST_PORT/1.1/functions/swiftHello" scripts/bench/hello.lua
 SWIFT_P50=$P50_US; SWIFT_P99=$P99_US
@@ -126,11 +145,18 @@ JS_P50=$P50_US; JS_P99=$P99_US
 # functions/js/hooks.js gives Todo a JS beforeSave and afterSave; each round sends the same
 # object to the bare route, to a class without hooks and to Todo.
 paired scripts/bench/create.lua create "object create (no hooks)" "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" \
-    hooked "create, JS before+afterSave" "http://127.0.0.1:$HOST_PORT/1.1/classes/Todo"
+    hooked "create, JS before+afterSave" "http://127.0.0.1:$HOST_PORT/1.1/classes/Todo" \
+    floor_create "floor: create" "http://127.0.0.1:$FLOOR_PORT/1.1/classes/Bench" \
+    floor_hooked "floor: create, JS hooks" "http://127.0.0.1:$FLOOR_PORT/1.1/classes/Todo"
 CREATE=${MEDIAN_RPS[create]}; HOOKED=${MEDIAN_RPS[hooked]}
+# per_round A B: the median over the rounds of A's throughput over B's in the same round.
+per_round() {
+    median $(paste -d' ' <(tr ' ' '\n' <<<"${ROUND_RATIOS[$1]}") <(tr ' ' '\n' <<<"${ROUND_RATIOS[$2]}") \
+        | awk '{printf "%.3f\n", $1 / $2}')
+}
 # The hooks' cost: in each round, the hooked create's throughput over the plain create's.
-HOOK_RATIO=$(median $(paste -d' ' <(tr ' ' '\n' <<<"${ROUND_RATIOS[hooked]}") <(tr ' ' '\n' <<<"${ROUND_RATIOS[create]}") \
-    | awk '{printf "%.3f\n", $1 / $2}'))
+HOOK_RATIO=$(per_round hooked create)
+FLOOR_HOOK_RATIO=$(per_round floor_hooked floor_create)
 ID=$(curl -s -X POST -H "X-LC-Id: benchapp" -H "X-LC-Key: benchkey" -H "Content-Type: application/json" \
     -d '{"title":"fetch me"}' "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench" | sed 's/.*"objectId":"\([^"]*\)".*/\1/')
 run_wrk "object fetch by id" "http://127.0.0.1:$HOST_PORT/1.1/classes/Bench/$ID" scripts/bench/auth.lua; FETCH=$RPS
@@ -227,14 +253,21 @@ fi
 echo
 echo "targets (issue 32), same run:"
 verdict() { awk -v a="$1" -v op="$2" -v b="$3" 'BEGIN { met = (op == ">=") ? a >= b : a <= b; print (met ? "met" : "NOT met") }'; }
+# target LABEL FIGURE OP TARGET [FLOOR]: with FLOOR, the same figure of the floor server, and
+# whether the target is within what the floor reaches.
 target() {
-    awk -v l="$1" -v a="$2" -v op="$3" -v b="$4" -v v="$(verdict "$2" "$3" "$4")" \
-        'BEGIN {printf "  %-44s %6.2f   target %s %5.2f   %s\n", l, a, op, b, v}'
+    local floor=""
+    if [ -n "${5:-}" ]; then
+        floor=$(awk -v f="$5" -v op="$3" -v b="$4" \
+            'BEGIN { ok = (op == ">=") ? f >= b : f <= b; printf "   floor %5.2f (%s)", f, ok ? "within reach" : "beyond the floor" }')
+    fi
+    awk -v l="$1" -v a="$2" -v op="$3" -v b="$4" -v v="$(verdict "$2" "$3" "$4")" -v f="$floor" \
+        'BEGIN {printf "  %-44s %6.2f   target %s %5.2f   %-7s%s\n", l, a, op, b, v, f}'
 }
-target "Swift function / bare route (log: info)" "$HELLO_RATIO" ">=" 0.85
-target "JS function / bare route" "$JS_RATIO" ">=" 0.6
-target "create with JS before+afterSave / create" "$HOOK_RATIO" ">=" 0.75
-target "object create / SQLite insert loop" "$(ratio "$CREATE" "$SQLITE")" ">=" 0.7
+target "Swift function / bare route (log: info)" "$HELLO_RATIO" ">=" 0.85 "${RATIO[floor_swift]}"
+target "JS function / bare route" "$JS_RATIO" ">=" 0.6 "${RATIO[floor_js]}"
+target "create with JS before+afterSave / create" "$HOOK_RATIO" ">=" 0.75 "$FLOOR_HOOK_RATIO"
+target "object create / SQLite insert loop" "$(ratio "$CREATE" "$SQLITE")" ">=" 0.7 "$(ratio "${MEDIAN_RPS[floor_create]}" "$SQLITE")"
 printf "  %-44s %6.2f   (no target: the ceiling of any authenticated route in this run)\n" "authenticated GET /1.1/date / bare route" "$EDGE_RATIO"
 baseline() { [ -f "$BASELINE_FILE" ] && awk -v k="$1" '$1 == k {print $2}' "$BASELINE_FILE"; }
 if [ -f "$BASELINE_FILE" ]; then
