@@ -92,6 +92,19 @@ import Testing
                 + " path=/1.1/resetPassword/*** route=/1.1/resetPassword/{token} status=200 request")
     }
 
+    /// The writer's byte-wise duration and status print as the strings `printedFields` holds.
+    @Test(arguments: [0, 7, 36, 999, 1_000, 1_005, 12_340, 2_000_005, 86_400_000_000])
+    func theDurationAndStatusBytesAreTheFieldsText(micros: Int64) {
+        var bytes: [UInt8] = []
+        RequestLogLine.appendMilliseconds(.microseconds(micros), to: &bytes)
+        #expect(String(decoding: bytes, as: UTF8.self) == RequestLogLine.milliseconds(.microseconds(micros)))
+        for status in [0, 7, 200, 404, 503, Int(micros), -Int(micros)] {
+            var digits: [UInt8] = []
+            RequestLogLine.appendDecimal(status, to: &digits)
+            #expect(String(decoding: digits, as: UTF8.self) == String(status))
+        }
+    }
+
     /// The logger's own keys sort among the line's, before, between and after them; one the
     /// line sets too is the line's.
     @Test func aRequestLineMergesTheLoggersKeysAsTheLoggerDoes() throws {

@@ -46,44 +46,36 @@ public struct ConsoleLogHandler: LogHandler {
         guard logLevel <= .info else { return }
         let logged = time(nil)
         let (label, metadata) = (label, metadata)
-        output.write(charging: request.estimatedSize + label.utf8.count + 48 * metadata.count) {
+        output.write(charging: request.estimatedSize + label.utf8.count + 48 * metadata.count) { out in
             var seconds = logged
             var parts = tm()
             gmtime_r(&seconds, &parts)
-            return Self.requestLine(at: ConsoleTimestamp.text(parts), label: label, metadata: metadata, request: request)
+            Self.appendRequestLine(to: &out, at: parts, label: label, metadata: metadata, request: request)
         }
     }
 
-    /// `line(at:level:label:metadata:adding:message:error:)` for a request's line, written without
-    /// a dictionary: its fields are already in key order, and the logger's own keys (its
-    /// request id) are merged in among them. The same text.
-    private static func requestLine(at time: String, label: String, metadata: Logger.Metadata, request: RequestLogLine) -> String {
-        let fields = request.printedFields
-        var own = metadata.filter { key, _ in !fields.contains { $0.key == key } }
-            .map { (key: $0.key, value: $0.value.description) }
-        own.sort { $0.key < $1.key }
-        var line = time
-        line.reserveCapacity(200)
-        line += " info "
-        line += label
-        line += " :"
-        var next = own.startIndex
-        for field in fields {
-            while next < own.endIndex, own[next].key < field.key {
-                line += " \(own[next].key)=\(own[next].value)"
-                next += 1
-            }
-            line += " \(field.key)=\(field.value)"
-        }
-        for rest in own[next...] { line += " \(rest.key)=\(rest.value)" }
-        line += " "
-        line += RequestLogLine.message
-        line += "\n"
-        return line
+    /// The request's line as `line(...)` prints it for `info("request", metadata:)` with the
+    /// request's fields, appended byte by byte: the writer formats every request's line, and
+    /// string interpolation, a filtered copy of the metadata and an array of fields made most of
+    /// its cost.
+    private static func appendRequestLine(
+        to out: inout [UInt8], at time: tm, label: String, metadata: Logger.Metadata, request: RequestLogLine
+    ) {
+        ConsoleTimestamp.append(time, to: &out)
+        out.append(contentsOf: " info ".utf8)
+        out.append(contentsOf: label.utf8)
+        out.append(contentsOf: " :".utf8)
+        // The handler's own metadata (Hummingbird's request id) joins the fields in key order; a
+        // key the line has itself is the line's.
+        var own: [(key: String, value: String)] = []
+        for (key, value) in metadata where !RequestLogLine.fieldNames.contains(key) { own.append((key, value.description)) }
+        if own.count > 1 { own.sort { $0.key < $1.key } }
+        request.appendFields(mergedWith: own, to: &out)
+        out.append(contentsOf: " ".utf8)
+        out.append(contentsOf: RequestLogLine.message.utf8)
+        out.append(UInt8(ascii: "\n"))
     }
 
-    /// A whole line: time, level, label, the logger's and the event's metadata sorted by key
-    /// (the event's value wins), the message, the error.
     private static func line(
         at time: String, level: Logger.Level, label: String, metadata: Logger.Metadata, adding extra: Logger.Metadata?,
         message: String, error: (any Error)?
@@ -114,26 +106,42 @@ enum ConsoleTimestamp {
         return text(parts)
     }
 
-    /// `parts` (a broken-down UTC time, years 0 to 9999) as the line prints it: its 20 bytes
-    /// written in place.
+    /// `parts` (a broken-down UTC time, years 0 to 9999) as the line prints it.
     static func text(_ parts: tm) -> String {
-        String(unsafeUninitializedCapacity: 20) { bytes in
-            func put(_ value: Int32, width: Int, at offset: Int) {
-                var rest = value
-                for index in (offset..<offset + width).reversed() {
-                    bytes[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
-                    rest /= 10
-                }
-            }
-            put(parts.tm_year + 1900, width: 4, at: 0)
-            put(parts.tm_mon + 1, width: 2, at: 5)
-            put(parts.tm_mday, width: 2, at: 8)
-            put(parts.tm_hour, width: 2, at: 11)
-            put(parts.tm_min, width: 2, at: 14)
-            put(parts.tm_sec, width: 2, at: 17)
-            (bytes[4], bytes[7], bytes[10]) = (UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"))
-            (bytes[13], bytes[16], bytes[19]) = (UInt8(ascii: ":"), UInt8(ascii: ":"), UInt8(ascii: "Z"))
-            return 20
+        String(unsafeUninitializedCapacity: size) { bytes in
+            write(parts, into: bytes)
+            return size
         }
+    }
+
+    /// `text(parts)`, appended to `out` without a string between.
+    static func append(_ parts: tm, to out: inout [UInt8]) {
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: size))
+        out.withUnsafeMutableBufferPointer { all in
+            write(parts, into: UnsafeMutableBufferPointer(rebasing: all[start..<start + size]))
+        }
+    }
+
+    /// How many bytes the time takes.
+    private static let size = 20
+
+    /// The time's 20 bytes, written in place.
+    private static func write(_ parts: tm, into bytes: UnsafeMutableBufferPointer<UInt8>) {
+        func put(_ value: Int32, width: Int, at offset: Int) {
+            var rest = value
+            for index in (offset..<offset + width).reversed() {
+                bytes[index] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+        }
+        put(parts.tm_year + 1900, width: 4, at: 0)
+        put(parts.tm_mon + 1, width: 2, at: 5)
+        put(parts.tm_mday, width: 2, at: 8)
+        put(parts.tm_hour, width: 2, at: 11)
+        put(parts.tm_min, width: 2, at: 14)
+        put(parts.tm_sec, width: 2, at: 17)
+        (bytes[4], bytes[7], bytes[10]) = (UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"))
+        (bytes[13], bytes[16], bytes[19]) = (UInt8(ascii: ":"), UInt8(ascii: ":"), UInt8(ascii: "Z"))
     }
 }

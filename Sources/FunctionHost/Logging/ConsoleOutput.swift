@@ -16,7 +16,7 @@ public final class ConsoleOutput: Sendable {
         var bytes: [UInt8] = []
         /// Lines handed over unformatted, each with where in `bytes` it goes: formatted by the
         /// writer (`write(charging:_:)`).
-        var deferred: [(offset: Int, line: @Sendable () -> String)] = []
+        var deferred: [(offset: Int, line: @Sendable (inout [UInt8]) -> Void)] = []
         /// What the deferred lines are counted as against the capacity.
         var deferredSize = 0
         /// What the waiting lines are counted as against the capacity.
@@ -62,10 +62,10 @@ public final class ConsoleOutput: Sendable {
         hand(size: line.utf8.count) { $0.bytes.append(contentsOf: line.utf8) }
     }
 
-    /// Hands a line over unformatted: `line` makes it on the writer's thread (in its turn among
-    /// the others), so the caller only pays for handing over what it captures. It counts as
+    /// Hands a line over unformatted: `line` appends it to the batch on the writer's thread (in its
+    /// turn among the others), so the caller only pays for handing over what it captures. It counts as
     /// `size` bytes against the capacity, and is dropped (counted) when they don't fit.
-    func write(charging size: Int, _ line: @escaping @Sendable () -> String) {
+    func write(charging size: Int, _ line: @escaping @Sendable (inout [UInt8]) -> Void) {
         hand(size: size) { pending in
             pending.deferred.append((pending.bytes.count, line))
             pending.deferredSize += size
@@ -116,13 +116,13 @@ public final class ConsoleOutput: Sendable {
     }
 
     /// The batch's bytes with the deferred lines formatted in their places.
-    private static func joined(_ bytes: [UInt8], _ deferred: [(offset: Int, line: @Sendable () -> String)]) -> [UInt8] {
+    private static func joined(_ bytes: [UInt8], _ deferred: [(offset: Int, line: @Sendable (inout [UInt8]) -> Void)]) -> [UInt8] {
         var batch: [UInt8] = []
         batch.reserveCapacity(bytes.count + 200 * deferred.count)
         var from = 0
         for (offset, line) in deferred {
             batch.append(contentsOf: bytes[from..<offset])
-            batch.append(contentsOf: line().utf8)
+            line(&batch)
             from = offset
         }
         batch.append(contentsOf: bytes[from...])
