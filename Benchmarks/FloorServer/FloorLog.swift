@@ -28,7 +28,8 @@ struct FloorLogMiddleware<Context: RequestContext>: RouterMiddleware {
         let start = ContinuousClock.now
         var status = 500
         defer {
-            let micros = start.duration(to: .now).components.attoseconds / 1_000_000_000_000
+            let (seconds, attoseconds) = start.duration(to: .now).components
+            let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
             log.write("\(time(nil)) info request method=\(request.method) path=\(request.uri.path) status=\(status) us=\(micros)\n")
         }
         do {

@@ -76,6 +76,8 @@ public struct ConsoleLogHandler: LogHandler {
         out.append(UInt8(ascii: "\n"))
     }
 
+    /// A whole line: time, level, label, the logger's and the event's metadata sorted by key
+    /// (the event's value wins), the message, the error.
     private static func line(
         at time: String, level: Logger.Level, label: String, metadata: Logger.Metadata, adding extra: Logger.Metadata?,
         message: String, error: (any Error)?

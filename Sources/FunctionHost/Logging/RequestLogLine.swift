@@ -36,6 +36,7 @@ struct RequestLogLine: Sendable {
     /// Appends ` key=value` for each of `printedFields` to `out`, with the pairs of `extra`
     /// (sorted by key, none of `fieldNames`) merged in by key: the bytes `printedFields` would
     /// print, without making its strings and array (the writer does this for every request).
+    /// `ConsoleLogHandlerTests` holds the two to the same text, field by field.
     func appendFields(mergedWith extra: [(key: String, value: String)], to out: inout [UInt8]) {
         var next = extra.startIndex
         func pair(_ key: String, _ value: String) {
