@@ -18,20 +18,20 @@ struct FileDownloader: Sendable {
 
     /// How long one file may take.
     static let timeout: Duration = .seconds(10 * 60)
-    /// The most one file may be: S3's own limit for one object (5 TiB).
-    static let maxBytes = 5 * 1024 * 1024 * 1024 * 1024
 
     /// A downloader reaching public addresses, and any address of the hosts `allowed` lists
-    /// exactly.
-    init(allowing allowed: String, client: HTTPClient) throws(OutboundHTTPError) {
-        policy = try Self.policy(allowing: allowed)
+    /// exactly, refusing a file past `maxBytes`.
+    init(allowing allowed: String, maxBytes: Int, client: HTTPClient) throws(OutboundHTTPError) {
+        policy = try Self.policy(allowing: allowed, maxBytes: maxBytes)
         http = OutboundHTTP(client: client)
     }
 
     /// Any host at a public address, and any address of the hosts the comma-separated `allowed`
     /// names exactly (`files.internal, 10.0.0.5:8080`: `OutboundPolicy`'s forms); a body no
-    /// larger than `maxBytes`.
-    static func policy(allowing allowed: String) throws(OutboundHTTPError) -> OutboundPolicy {
+    /// larger than `maxBytes`. The export's `metaData.size` can't be the bound: end users write
+    /// it with the file, so an honest size is checked (`ExportFileBytes`) but a large one is
+    /// not trusted.
+    static func policy(allowing allowed: String, maxBytes: Int) throws(OutboundHTTPError) -> OutboundPolicy {
         try OutboundPolicy(list: "*," + allowed, maxResponseSize: maxBytes)
     }
 
@@ -46,7 +46,7 @@ struct FileDownloader: Sendable {
     }
 
     /// Appends what `url` answers to `upload`; throws on a refused address, a non-200 answer or a
-    /// body past `maxBytes`.
+    /// body past the policy's size.
     func download(_ url: String, into upload: any FileContentUpload) async throws {
         try await http.download(url, policy: policy, deadline: .now + Self.timeout) { try await upload.append($0) }
     }

@@ -57,11 +57,20 @@ struct FileOptions: ParsableArguments {
         help: "Answer GET /files/... with a redirect to a presigned URL of the bucket (valid 5 minutes) instead of streaming the bytes.")
     var filesRedirect = false
 
+    /// The largest file in bytes: `--max-file-size` (`megabytes`), else
+    /// `$FUNCTIONHOST_MAX_FILE_SIZE_MB`; nil when neither is given. Below 1 megabyte is refused.
+    static func maxFileSize(megabytes: Int?, environment: [String: String]) throws -> Int? {
+        guard let megabytes = megabytes ?? environment["FUNCTIONHOST_MAX_FILE_SIZE_MB"].flatMap(Int.init) else { return nil }
+        guard megabytes > 0, megabytes <= Int.max / (1024 * 1024) else {
+            throw ValidationError("--max-file-size must be at least 1 (megabytes).")
+        }
+        return megabytes * 1024 * 1024
+    }
+
     /// Applies the options (and their environment variable) to a configuration.
     func apply(to configuration: inout HostConfiguration, environment: [String: String]) throws {
-        if let megabytes = maxFileSize ?? environment["FUNCTIONHOST_MAX_FILE_SIZE_MB"].flatMap(Int.init) {
-            guard megabytes > 0 else { throw ValidationError("--max-file-size must be at least 1 (megabytes).") }
-            configuration.maxFileSize = megabytes * 1024 * 1024
+        if let bytes = try Self.maxFileSize(megabytes: maxFileSize, environment: environment) {
+            configuration.maxFileSize = bytes
         }
         configuration.ownersMayDeleteFiles = ownersDeleteFiles
         configuration.s3Files = try bucket.settings(environment: environment)

@@ -73,6 +73,11 @@ struct Import: AsyncParsableCommand {
     var downloadAllow: String?
 
     @Option(
+        name: .customLong("max-file-size"),
+        help: "With --download-files: the largest file fetched, in megabytes (default: $FUNCTIONHOST_MAX_FILE_SIZE_MB, else 100, as serve takes). A larger one keeps its old url and is reported; run again with a larger size to fetch it.")
+    var maxFileSize: Int?
+
+    @Option(
         name: .customLong("public-url"),
         help: "Where this host will serve files (https://api.example.com), for the urls of files brought in (default: $FUNCTIONHOST_PUBLIC_URL).")
     var publicURL: String?
@@ -106,8 +111,12 @@ struct Import: AsyncParsableCommand {
         if downloadAllow != nil, !downloadFiles {
             throw ValidationError("--download-allow goes with --download-files.")
         }
+        if maxFileSize != nil, !downloadFiles {
+            throw ValidationError("--max-file-size goes with --download-files.")
+        }
+        let maxBytes = try downloadLimit()
         do {
-            _ = try FileDownloader.policy(allowing: downloadAllow ?? "")
+            _ = try FileDownloader.policy(allowing: downloadAllow ?? "", maxBytes: maxBytes)
         } catch {
             throw ValidationError("--download-allow: \(error)")
         }
@@ -164,7 +173,15 @@ struct Import: AsyncParsableCommand {
     /// The downloader `--download-files` asks for, with the hosts `--download-allow` lists.
     private func downloader(through client: HTTPClient) throws -> FileDownloader? {
         guard downloadFiles else { return nil }
-        return try FileDownloader(allowing: downloadAllow ?? "", client: client)
+        return try FileDownloader(allowing: downloadAllow ?? "", maxBytes: downloadLimit(), client: client)
+    }
+
+    /// The most one downloaded file may be, in bytes: `--max-file-size`, else the limit `serve`
+    /// takes from the environment, else its default. End users write the export's `_File`
+    /// objects, urls and sizes alike, so nothing in the export can raise it.
+    private func downloadLimit() throws -> Int {
+        try FileOptions.maxFileSize(megabytes: maxFileSize, environment: ProcessInfo.processInfo.environment)
+            ?? HostConfiguration.defaultMaxFileSize
     }
 
     private var resolvedPublicURL: String? {

@@ -15,17 +15,20 @@ struct ImportDownloadAttackTests {
     static let key = "AttackTestFileKey0000000000000001.txt"
     static let bytes = Array("internal secret".utf8)
 
-    /// An export folder whose `_File` objects have these urls, each expecting `bytes`'s size.
-    static func export(urls: [String]) throws -> String {
+    /// An export folder whose `_File` objects have these urls, each claiming `sizes`' size in its
+    /// `metaData` (nil: none), by default `bytes`'s.
+    static func export(urls: [String], sizes: [Int64?]? = nil) throws -> String {
         let folder = try TestServer.makeDataDirectory() + "-export"
         var lines = [#"#filetype:JSON-streaming {"type":"Class","class":"_File"}"#]
         for (index, url) in urls.enumerated() {
+            var metaData: [String: JSONValue] = ["owner": "unknown"]
+            if let size = sizes.map({ $0[index] }) ?? Int64(bytes.count) { metaData["size"] = .int(size) }
             let object: JSONValue = [
                 "objectId": .string("5f3dea0a7a53400006b13\(String(format: "%03d", index))"),
                 "createdAt": "2020-08-20T03:08:26.000Z", "updatedAt": "2020-08-20T03:08:26.000Z",
                 "name": .string("n\(index).txt"), "key": .string("AttackTestFileKey\(String(format: "%016d", index)).txt"),
                 "url": .string(url), "mime_type": "text/plain", "provider": "qiniu", "bucket": "abcdefgh",
-                "metaData": ["size": .int(Int64(bytes.count)), "owner": "unknown"], "ACL": ["*": ["read": true]],
+                "metaData": .object(metaData), "ACL": ["*": ["read": true]],
             ]
             lines.append(object.jsonString)
         }
@@ -87,6 +90,45 @@ struct ImportDownloadAttackTests {
             #expect(run.output.contains("cloud metadata address"), "\(run)")
             #expect(domain.log.paths.sorted() == ["/" + first, "/" + second].sorted(), "\(domain.log.paths)")
         }
+    }
+
+    /// End users write a `_File`'s `metaData.size` with its url, so no size the export claims
+    /// raises what a download may bring: past the import's limit (`--max-file-size`, else
+    /// serve's), a file whose export claims a terabyte, or nothing, or its true size, is not kept
+    /// and is reported; a file within the limit, from the same host, is.
+    @Test func aFilePastTheSizeLimitIsNotKept() async throws {
+        let big = [UInt8](repeating: UInt8(ascii: "a"), count: 1024 * 1024 + 1)
+        let names = ["ClaimsATerabyte00000000000000001.txt", "ClaimsNoSize00000000000000000001.txt", "ClaimsItsSize0000000000000000001.txt"]
+        try await FileDomainStandIn.run(files: [names[0]: big, names[1]: big, names[2]: big, Self.key: Self.bytes]) { domain in
+            let export = try Self.export(
+                urls: names.map { domain.url($0) } + [domain.url(Self.key)],
+                sizes: [1 << 40, nil, Int64(big.count), Int64(Self.bytes.count)])
+            defer { try? FileManager.default.removeItem(atPath: export) }
+            let run = try await Self.importDownloading(export, ["--download-allow", domain.authority, "--max-file-size", "1"])
+            #expect(run.status == 0, "\(run)")
+            #expect(run.output.contains("file bytes: 1 served here, 3 not found"), "\(run)")
+            #expect(run.output.components(separatedBy: "larger than 1048576 bytes").count == 4, "\(run)")
+        }
+    }
+
+    /// `--max-file-size` below a megabyte or past what bytes can count, or without
+    /// `--download-files`, stops the command before it opens anything.
+    @Test func aBadSizeLimitIsRefusedUpFront() async throws {
+        let export = try Self.export(urls: [])
+        defer { try? FileManager.default.removeItem(atPath: export) }
+        // Too many megabytes to count in bytes is refused as well, not an overflow.
+        for megabytes in ["0", "-3", String(Int.max)] {
+            let bad = try await Self.importDownloading(export, ["--max-file-size=\(megabytes)"])
+            #expect(bad.status != 0, "\(bad)")
+            #expect(bad.errors.contains("--max-file-size must be at least 1"), "\(bad)")
+        }
+        let destination = try TestServer.makeDataDirectory()
+        defer { try? FileManager.default.removeItem(atPath: destination) }
+        let alone = try await CLI.functionhost(
+            ["import", export, "--max-file-size", "5", "--public-url", "https://api.example.com"]
+                + ImportCommandTests.target(destination), port: 0)
+        #expect(alone.status != 0, "\(alone)")
+        #expect(alone.errors.contains("--max-file-size goes with --download-files"), "\(alone)")
     }
 
     /// A `--download-allow` the policy can't read, or one without `--download-files`, stops the

@@ -136,7 +136,10 @@ public struct HostConfiguration: Sendable {
     /// permissions allow (`--anyone-creates-roles`); off, only signed-in users and the master key.
     public var anyoneCreatesRoles = false
     /// The largest file accepted, in bytes (LeanCloud's 100 MB by default).
-    public var maxFileSize = 100 * 1024 * 1024
+    public var maxFileSize = HostConfiguration.defaultMaxFileSize
+
+    /// `maxFileSize` when none is given: 100 MB (also the import's limit for a downloaded file).
+    public static let defaultMaxFileSize = 100 * 1024 * 1024
     /// Whether a file's owner may delete it without the master key (LeanCloud's "delete" file
     /// permission, closed by default).
     public var ownersMayDeleteFiles = false
