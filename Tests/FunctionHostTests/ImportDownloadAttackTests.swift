@@ -122,13 +122,7 @@ struct ImportDownloadAttackTests {
             #expect(bad.status != 0, "\(bad)")
             #expect(bad.errors.contains("--max-file-size must be at least 1"), "\(bad)")
         }
-        let destination = try TestServer.makeDataDirectory()
-        defer { try? FileManager.default.removeItem(atPath: destination) }
-        let alone = try await CLI.functionhost(
-            ["import", export, "--max-file-size", "5", "--public-url", "https://api.example.com"]
-                + ImportCommandTests.target(destination), port: 0)
-        #expect(alone.status != 0, "\(alone)")
-        #expect(alone.errors.contains("--max-file-size goes with --download-files"), "\(alone)")
+        try await Self.expectRefusedAlone(export, ["--max-file-size", "5"], saying: "--max-file-size goes with --download-files")
     }
 
     /// A `--download-allow` the policy can't read, or one without `--download-files`, stops the
@@ -139,12 +133,18 @@ struct ImportDownloadAttackTests {
         let bad = try await Self.importDownloading(export, ["--download-allow", "http://files.internal/path"])
         #expect(bad.status != 0, "\(bad)")
         #expect(bad.errors.contains("--download-allow"), "\(bad)")
+        try await Self.expectRefusedAlone(
+            export, ["--download-allow", "files.internal"], saying: "--download-allow goes with --download-files")
+    }
+
+    /// `import EXPORT` with `arguments` but without `--download-files` exits non-zero with `message`.
+    static func expectRefusedAlone(_ export: String, _ arguments: [String], saying message: String) async throws {
         let destination = try TestServer.makeDataDirectory()
         defer { try? FileManager.default.removeItem(atPath: destination) }
         let alone = try await CLI.functionhost(
-            ["import", export, "--download-allow", "files.internal", "--public-url", "https://api.example.com"]
-                + ImportCommandTests.target(destination), port: 0)
+            ["import", export, "--public-url", "https://api.example.com"] + arguments + ImportCommandTests.target(destination),
+            port: 0)
         #expect(alone.status != 0, "\(alone)")
-        #expect(alone.errors.contains("--download-allow goes with --download-files"), "\(alone)")
+        #expect(alone.errors.contains(message), "\(alone)")
     }
 }
