@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Logging
 
 /// Writes log lines to standard output, rendering a logger's metadata only when it logs.
