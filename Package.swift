@@ -282,7 +282,7 @@ let package = Package(
         .executableTarget(
             name: "FloorServer",
             dependencies: [
-                "CJavaScriptCore", "JSON",
+                "CJavaScriptCore", "DataAPI", "JSON",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

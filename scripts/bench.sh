@@ -53,16 +53,14 @@ mkdir -p "$WORK/floor"
 "$BIN/FloorServer" $FLOOR_PORT "$WORK/floor" >"$WORK/floor.log" 2>&1 &
 serve $HOST_PORT --data-dir "$WORK/data" >"$WORK/host.log" 2>&1 &
 
-wait_for() { for _ in $(seq 1 100); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "not ready: $1"; exit 1; }
-wait_for "http://127.0.0.1:$BARE_PORT/hello"
-wait_for_post() {
-    for _ in $(seq 1 100); do
-        curl -sf -X POST -H "X-LC-Id: benchapp" -H "X-LC-Key: benchkey" -d '{}' "$1" >/dev/null 2>&1 && return 0
-        sleep 0.1
-    done
-    echo "not ready: $1"; exit 1
+# wait_for URL [CURL ARGUMENTS...]: until URL answers 2xx to the request the arguments make.
+wait_for() {
+    local url=$1; shift
+    for _ in $(seq 1 100); do curl -sf "$@" "$url" >/dev/null 2>&1 && return 0; sleep 0.1; done
+    echo "not ready: $url"; exit 1
 }
-wait_for_post "http://127.0.0.1:$FLOOR_PORT/1.1/functions/swiftHello"
+wait_for "http://127.0.0.1:$BARE_PORT/hello"
+wait_for "http://127.0.0.1:$FLOOR_PORT/1.1/functions/swiftHello" -X POST -H "X-LC-Id: benchapp" -H "X-LC-Key: benchkey" -d '{}'
 wait_for "http://127.0.0.1:$HOST_PORT/__engine/1/ping"
 
 # rps LABEL URL [LUA]: runs wrk, prints a line, returns requests/s in $RPS and the latency

@@ -1,3 +1,4 @@
+import DataAPI
 import Foundation
 import GRDB
 import Synchronization
@@ -33,8 +34,9 @@ final class FloorStore: Sendable {
 
     /// Inserts the document; answers its id and creation time once its transaction committed.
     func insert(className: String, document: String) async throws -> (objectId: String, createdAt: String) {
-        let objectId = Self.newId()
-        let now = Self.timestamp()
+        // The host's own ids and dates: the floor pays what the host pays for them.
+        let objectId = ObjectID.make()
+        let now = ISODate.string(fromMilliseconds: ObjectID.currentMilliseconds())
         let outcome = await withUnsafeContinuation { continuation in
             pending.withLock { $0.append(Pending(row: [objectId, className, now, now, document], continuation: continuation)) }
             ready.signal()
@@ -66,28 +68,5 @@ final class FloorStore: Sendable {
             }
             for create in group { create.continuation.resume(returning: outcome) }
         }
-    }
-
-    /// A new object id: 24 hex digits, as LeanCloud's.
-    static func newId() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef".utf8)
-        return String(unsafeUninitializedCapacity: 24) { out in
-            for index in 0..<24 { out[index] = digits[Int(generator.next() % 16)] }
-            return 24
-        }
-    }
-
-    /// Now, as LeanCloud's dates are printed (`2026-11-28T10:00:00.000Z`).
-    static func timestamp() -> String {
-        let milliseconds = Int(Date().timeIntervalSince1970 * 1000)
-        var parts = tm()
-        var seconds = milliseconds / 1000
-        gmtime_r(&seconds, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let millis = milliseconds % 1000
-        let millisText = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(millisText)Z"
     }
 }

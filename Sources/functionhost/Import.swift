@@ -114,11 +114,13 @@ struct Import: AsyncParsableCommand {
         if maxFileSize != nil, !downloadFiles {
             throw ValidationError("--max-file-size goes with --download-files.")
         }
-        let maxBytes = try downloadLimit()
-        do {
-            _ = try FileDownloader.policy(allowing: downloadAllow ?? "", maxBytes: maxBytes)
-        } catch {
-            throw ValidationError("--download-allow: \(error)")
+        if downloadFiles {
+            let maxBytes = try downloadLimit()
+            do {
+                _ = try FileDownloader.policy(allowing: downloadAllow ?? "", maxBytes: maxBytes)
+            } catch {
+                throw ValidationError("--download-allow: \(error)")
+            }
         }
         if server == nil, appId != nil || masterKey != nil || classes != nil {
             throw ValidationError("--app-id, --master-key and --classes go with --from-server.")

@@ -92,12 +92,17 @@ import Testing
                 + " path=/1.1/resetPassword/*** route=/1.1/resetPassword/{token} status=200 request")
     }
 
-    /// The writer's byte-wise duration and status print as the strings `printedFields` holds.
-    @Test(arguments: [0, 7, 36, 999, 1_000, 1_005, 12_340, 2_000_005, 86_400_000_000])
-    func theDurationAndStatusBytesAreTheFieldsText(micros: Int64) {
+    /// A duration prints in milliseconds with three decimals (zero-padded), byte by byte for the
+    /// writer and as the field's text alike; a status in decimal.
+    @Test(arguments: [
+        (Int64(0), "0.000"), (7, "0.007"), (36, "0.036"), (999, "0.999"), (1_000, "1.000"), (1_005, "1.005"),
+        (12_340, "12.340"), (2_000_005, "2000.005"), (86_400_000_000, "86400000.000"),
+    ])
+    func theDurationAndStatusPrintAsTheLineSays(micros: Int64, printed: String) {
         var bytes: [UInt8] = []
         RequestLogLine.appendMilliseconds(.microseconds(micros), to: &bytes)
-        #expect(String(decoding: bytes, as: UTF8.self) == RequestLogLine.milliseconds(.microseconds(micros)))
+        #expect(String(decoding: bytes, as: UTF8.self) == printed)
+        #expect(RequestLogLine.milliseconds(.microseconds(micros)) == printed)
         for status in [0, 7, 200, 404, 503, Int(micros), -Int(micros)] {
             var digits: [UInt8] = []
             RequestLogLine.appendDecimal(status, to: &digits)

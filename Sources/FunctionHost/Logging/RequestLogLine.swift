@@ -64,17 +64,17 @@ struct RequestLogLine: Sendable {
         for rest in extra[next...] { pair(rest.key, rest.value) }
     }
 
-    /// `milliseconds(duration)`, appended to `out`.
+    /// `duration` in milliseconds with three decimals (`0.019`), appended to `out`; a request's
+    /// duration is never negative.
     static func appendMilliseconds(_ duration: Duration, to out: inout [UInt8]) {
         let (seconds, attoseconds) = duration.components
-        let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+        let micros = max(0, seconds * 1_000_000 + attoseconds / 1_000_000_000_000)
         appendDecimal(Int(micros / 1000), to: &out)
         out.append(UInt8(ascii: "."))
         let fraction = Int(micros % 1000)
-        // As `milliseconds` prints it: three digits of the remainder (negative durations don't occur).
-        out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: abs(fraction) / 100))
-        out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: abs(fraction) / 10 % 10))
-        out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: abs(fraction) % 10))
+        out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: fraction / 100))
+        out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: fraction / 10 % 10))
+        out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: fraction % 10))
     }
 
     /// `value` in decimal, appended to `out`.
@@ -98,8 +98,8 @@ struct RequestLogLine: Sendable {
 
     /// `duration` in milliseconds with three decimals (`0.019`).
     static func milliseconds(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let micros = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
-        return "\(micros / 1000).\(String(micros % 1000 + 1000).dropFirst())"
+        var bytes: [UInt8] = []
+        appendMilliseconds(duration, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
