@@ -51,7 +51,9 @@ import TestSupport
     }
 
     @Test func aSlowEngineEndsAtTheDeadlineAndAHugeAnswerIsRefused() async throws {
-        try await EngineAppTests.withEngine(javaScriptTimeout: .seconds(2)) { api in
+        // A deadline well under the slow call's 30 s, and long enough for the engine to build its
+        // huge answer on a busy machine (at 2 s it could time out first: 503 in place of 502).
+        try await EngineAppTests.withEngine(javaScriptTimeout: .seconds(8)) { api in
             _ = try await EngineAppFixture.waitUntilServing(api, function: "hello")
             let started = ContinuousClock.now
             let slow = try await api.post("/1.1/functions/slow", ["seconds": 30])
