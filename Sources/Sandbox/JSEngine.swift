@@ -30,6 +30,10 @@ final class JSEngine {
     private let watchdog: JSWatchdog
     /// Keeps the natives' Swift closures alive as long as the context that calls them.
     private var natives: [JSNativeFunction] = []
+    /// The global functions `call` has reached, by name (kept protected for the context's life):
+    /// a worker calls the same few for every step, and looking one up made a JavaScriptCore
+    /// string and a copy of its name each time.
+    private var functions: [String: JSObjectRef] = [:]
     /// GC stress, for tests: a full collection right before every call, after its arguments
     /// are made, where a value the collector can't see would be freed.
     var collectsBeforeEachCall = false
@@ -59,6 +63,7 @@ final class JSEngine {
     }
 
     deinit {
+        for function in functions.values { JSValueUnprotect(context, function) }
         JSGlobalContextRelease(context)
         JSContextGroupRelease(group)
     }
@@ -66,8 +71,8 @@ final class JSEngine {
     /// Evaluates `source` (named `file` in errors) and returns its result as JSON text, or nil
     /// when the result has no JSON form (`undefined`, functions).
     func evaluate(_ source: String, file: String = "<eval>", limits: Limits) throws(ScriptError) -> String? {
-        let script = JSStringCreateWithUTF8CString(source)
-        let url = JSStringCreateWithUTF8CString(file)
+        let script = Self.string(source)
+        let url = Self.string(file)
         defer {
             JSStringRelease(script)
             JSStringRelease(url)
@@ -84,16 +89,10 @@ final class JSEngine {
     /// live in a Swift array, so each is protected until the call returns (making a later
     /// argument, a long string, can otherwise collect an earlier one and reuse its cell).
     func call(_ name: String, _ arguments: [Argument], limits: Limits) throws(ScriptError) -> String? {
-        let key = JSStringCreateWithUTF8CString(name)
-        defer { JSStringRelease(key) }
-        guard let value = JSObjectGetProperty(context, JSContextGetGlobalObject(context), key, nil),
-            JSValueIsObject(context, value), let function = JSValueToObject(context, value, nil)
-        else { throw ScriptError(.exception, "\(name) is not a function") }
-        protect(function)
+        let function = try global(name)
         var values: [JSValueRef?] = []
         values.reserveCapacity(arguments.count)
         defer {
-            unprotect(function)
             for value in values { unprotect(value) }
         }
         for argument in arguments {
@@ -102,7 +101,7 @@ final class JSEngine {
             case .number(let number): value = JSValueMakeNumber(context, number)
             case .bool(let bool): value = JSValueMakeBoolean(context, bool)
             case .string(let string):
-                let text = JSStringCreateWithUTF8CString(string)
+                let text = Self.string(string)
                 defer { JSStringRelease(text) }
                 value = JSValueMakeString(context, text)
             }
@@ -117,12 +116,31 @@ final class JSEngine {
         }
     }
 
+    /// The global function `name`, looked up on its first call and kept (protected) after.
+    private func global(_ name: String) throws(ScriptError) -> JSObjectRef {
+        if let function = functions[name] { return function }
+        let key = Self.string(name)
+        defer { JSStringRelease(key) }
+        guard let value = JSObjectGetProperty(context, JSContextGetGlobalObject(context), key, nil),
+            JSValueIsObject(context, value), let function = JSValueToObject(context, value, nil)
+        else { throw ScriptError(.exception, "\(name) is not a function") }
+        JSValueProtect(context, function)
+        functions[name] = function
+        return function
+    }
+
+    /// A JavaScriptCore string of `text` (released by the caller). Through `withCString`: handing
+    /// a Swift string to the C function directly copied it into a new array first.
+    static func string(_ text: String) -> JSStringRef {
+        text.withCString { JSStringCreateWithUTF8CString($0) }
+    }
+
     /// Defines a global function that calls `body` with its arguments as strings; `body`
     /// returns a string for the script, or nil for `undefined`.
     func define(_ name: String, _ body: @escaping ([String]) -> String?) {
         let native = JSNativeFunction(body)
         natives.append(native)
-        let key = JSStringCreateWithUTF8CString(name)
+        let key = Self.string(name)
         defer { JSStringRelease(key) }
         let object = native.makeObject(in: context)
         protect(object)

@@ -21,14 +21,14 @@ final class JSNativeFunction {
         return JSObjectMake(context, jsClass, Unmanaged.passUnretained(self).toOpaque())
     }
 
-    fileprivate func invoke(_ context: JSContextRef, _ arguments: [JSValueRef?]) -> JSValueRef? {
+    fileprivate func invoke(_ context: JSContextRef, _ arguments: UnsafeBufferPointer<JSValueRef?>) -> JSValueRef? {
         let strings = arguments.map { value -> String in
             guard let value, let text = JSValueToStringCopy(context, value, nil) else { return "" }
             defer { JSStringRelease(text) }
             return Self.string(text)
         }
         guard let result = body(strings) else { return JSValueMakeUndefined(context) }
-        let text = JSStringCreateWithUTF8CString(result)
+        let text = JSEngine.string(result)
         defer { JSStringRelease(text) }
         return JSValueMakeString(context, text)
     }
@@ -49,6 +49,6 @@ final class JSNativeFunction {
 private let nativeCallback: JSObjectCallAsFunctionCallback = { context, function, _, count, arguments, _ in
     guard let context, let function, let info = JSObjectGetPrivate(function) else { return nil }
     let native = Unmanaged<JSNativeFunction>.fromOpaque(info).takeUnretainedValue()
-    let values = (0..<count).map { arguments?[$0] }
-    return native.invoke(context, values)
+    // Read in place (no copy of the array): JavaScriptCore keeps it for the whole callback.
+    return native.invoke(context, UnsafeBufferPointer(start: arguments, count: arguments == nil ? 0 : count))
 }

@@ -49,6 +49,10 @@ public final class JSWorker: Sendable {
     public init(name: String = "js-worker") {
         let shared = shared
         let thread = Thread {
+            // Named from the thread itself: Foundation names the system thread (what `top -H`
+            // and `perf` show) only when the running thread sets it; set before `start`, the
+            // worker kept its creator's name.
+            Thread.current.name = name
             let signal = shared.signal
             let box = JSEngineBox()
             while true {
@@ -64,6 +68,7 @@ public final class JSWorker: Sendable {
                 signal.unlock()
                 guard let job else { return }
                 if !job.loading { shared.busySince.store(shared.stamp, ordering: .relaxed) }
+                box.jobsStarted += 1
                 job.job(box)
                 shared.busySince.store(0, ordering: .relaxed)
             }
@@ -133,4 +138,25 @@ public final class JSWorker: Sendable {
 final class JSEngineBox: @unchecked Sendable {
     /// The engine; a job may replace it with a fresh one (after a script filled its heap).
     var engine = JSEngine()
+    /// Jobs the worker has started, this one included: tells a job whether the one before it
+    /// was the step that left `lastStepEnd`.
+    var jobsStarted = 0
+    /// The thread's CPU time when a step ended (`WorkerRuntime.step`), and which job it was.
+    var lastStepEnd: (job: Int, cpuTime: Double)?
+
+    /// The thread's CPU time now, for a step about to start: the end of the step just before,
+    /// when no other job ran between them (only the worker's wait for this job did, a few
+    /// microseconds at most, which this step is charged); else read from the clock. Each read
+    /// is a system call, and a step made two.
+    func cpuTimeAtStepStart() -> Double {
+        if let last = lastStepEnd, last.job == jobsStarted - 1 { return last.cpuTime }
+        return JSWatchdog.threadCPUTime()
+    }
+
+    /// The thread's CPU time now, read at a step's end and kept for the next step.
+    func cpuTimeAtStepEnd() -> Double {
+        let now = JSWatchdog.threadCPUTime()
+        lastStepEnd = (jobsStarted, now)
+        return now
+    }
 }

@@ -71,8 +71,8 @@ final class WorkerRuntime: Sendable {
     /// (its promise jobs have run), answered invocations whose promises have all settled end.
     func step(_ id: Int, _ function: String, _ arguments: [JSEngine.Argument], box: JSEngineBox) {
         guard let cpuLeft = table.beginStep(id) else { return }
-        let started = JSWatchdog.threadCPUTime()
-        defer { table.charge(id, seconds: JSWatchdog.threadCPUTime() - started) }
+        let started = box.cpuTimeAtStepStart()
+        defer { table.charge(id, seconds: box.cpuTimeAtStepEnd() - started) }
         do throws(ScriptError) {
             _ = try box.engine.call(
                 function, arguments,

@@ -31,10 +31,10 @@ struct CORSPolicy {
         case granted(origin: String)
     }
 
-    /// The decision for `request` (`EdgeMiddleware` asks it in its own frame).
-    func decide(_ request: Request) -> Decision {
+    /// The decision for `request` to `path` (`EdgeMiddleware` asks it in its own frame).
+    func decide(_ request: Request, path: String) -> Decision {
         // The console is its own origin's only: no other page is granted a read or a preflight.
-        if ConsoleRequest.isConsolePath(request.uri.path) {
+        if ConsoleRequest.isConsolePath(path) {
             return request.method == .options ? .answer(ConsoleRefusal.crossSite.response) : .refused
         }
         let origin = request.headers[.origin] ?? "*"

@@ -18,10 +18,12 @@ struct EdgeMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
-        facts.read(request, into: &context)
+        // Read once for the three steps: each read of `uri.path` makes a new string.
+        let path = request.uri.path
+        facts.read(request, path: path, into: &context)
         let start = ContinuousClock.now
         let environment = context.functionsEnvironment.rawValue
-        let decision = cors.decide(request)
+        let decision = cors.decide(request, path: path)
         var response: Response
         if case .answer(let answer) = decision {
             response = answer
@@ -33,7 +35,7 @@ struct EdgeMiddleware: RouterMiddleware {
             }
             cors.complete(&response, decision)
         }
-        observer.record(request, context, status: response.status.code, environment: environment, since: start)
+        observer.record(request, path: path, context, status: response.status.code, environment: environment, since: start)
         return response
     }
 }

@@ -9,11 +9,11 @@ struct RequestFactsReader {
     let proxies: TrustedProxies
     let bodyLimits: BodyLimits
 
-    /// Sets the facts of `request` in `context` (`EdgeMiddleware` does, in its own frame).
-    func read(_ request: Request, into context: inout Context) {
+    /// Sets the facts of `request` to `path` in `context` (`EdgeMiddleware` does, in its own frame).
+    func read(_ request: Request, path: String, into context: inout Context) {
         context.clientAddress = ClientAddress.resolve(peer: context.remoteAddress, headers: request.headers, trusting: proxies)
         context.functionsEnvironment = Self.environment(request.headers[.lcProd])
-        context.bodyLimit = bodyLimits.limit(forPath: request.uri.path)
+        context.bodyLimit = bodyLimits.limit(forPath: path)
     }
 
     /// `X-LC-Prod: 0` (or `false`) is staging; anything else, or none, production.

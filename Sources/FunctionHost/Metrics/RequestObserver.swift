@@ -11,14 +11,14 @@ struct RequestObserver {
     typealias Context = HostRequestContext
     let metrics: HostMetrics
 
-    /// Logs and counts `request`, answered with `status`, since `start`.
-    func record(_ request: Request, _ context: Context, status: Int, environment: String, since start: ContinuousClock.Instant) {
+    /// Logs and counts `request` to `path`, answered with `status`, since `start`.
+    func record(_ request: Request, path: String, _ context: Context, status: Int, environment: String, since start: ContinuousClock.Instant) {
         let duration = start.duration(to: .now)
         let route = context.endpointPath ?? "unmatched"
         metrics.recordRequest(
             route: route, method: request.method.rawValue, status: status, environment: environment, duration: duration)
         let line = RequestLogLine(
-            method: request.method.rawValue, route: route, path: request.uri.path, status: status, duration: duration,
+            method: request.method.rawValue, route: route, path: path, status: status, duration: duration,
             environment: environment)
         // The server's own handler takes the fields and formats the line on its writer thread;
         // any other handler (the tests') is given the line's metadata, as always.
