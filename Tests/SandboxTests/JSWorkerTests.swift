@@ -13,6 +13,22 @@ import Testing
         #expect(try await worker.evaluate("undefined") == nil)
     }
 
+    /// A step starts its CPU count where the step just before it ended, and reads the clock
+    /// when any other job ran between them: a job loading code (seconds of CPU) must not be
+    /// charged to the call whose step comes next.
+    @Test func aStepIsChargedFromTheEndOfTheStepBeforeOnlyWhenNothingRanBetween() async throws {
+        let worker = JSWorker()
+        defer { worker.shutdown() }
+        let ended = try await worker.run { box in box.cpuTimeAtStepEnd() }
+        let chained = try await worker.run { box in box.cpuTimeAtStepStart() }
+        #expect(chained == ended, "the next job's step starts where the last one ended")
+        _ = try await worker.evaluate("var x = 0; for (var i = 0; i < 3e6; i++) x += i; x")
+        let fresh = try await worker.run { box in box.cpuTimeAtStepStart() }
+        let now = try await worker.run { _ in JSWatchdog.threadCPUTime() }
+        #expect(fresh > ended, "a job between them is not charged to the next step")
+        #expect(fresh <= now)
+    }
+
     @Test func globalsPersistWithinOneWorker() async throws {
         let worker = JSWorker()
         defer { worker.shutdown() }
