@@ -116,6 +116,9 @@ final class JSEngine {
         }
     }
 
+    /// Why a script was stopped for its CPU time.
+    static let cpuLimitMessage = "The script ran past its CPU-time limit."
+
     /// The global function `name`, looked up on its first call and kept (protected) after.
     private func global(_ name: String) throws(ScriptError) -> JSObjectRef {
         if let function = functions[name] { return function }
@@ -176,7 +179,7 @@ final class JSEngine {
         // A stop in the microtasks JavaScriptCore runs on the way out leaves no exception
         // behind: the verdict says what happened.
         switch watchdog.verdict {
-        case .cpu?: throw ScriptError(.timeout, "The script ran past its CPU-time limit.")
+        case .cpu?: throw ScriptError(.timeout, Self.cpuLimitMessage)
         case .memory(let bytes)?:
             throw ScriptError(.memoryLimit, "The script used \(bytes >> 20) MB, past the \(limits.memoryBytes >> 20) MB ceiling.")
         case nil: break

@@ -71,6 +71,12 @@ final class WorkerRuntime: Sendable {
     /// (its promise jobs have run), answered invocations whose promises have all settled end.
     func step(_ id: Int, _ function: String, _ arguments: [JSEngine.Argument], box: JSEngineBox) {
         guard let cpuLeft = table.beginStep(id) else { return }
+        // The budget is spent: the watchdog checks only every slice (10 ms), so steps shorter
+        // than that would otherwise run on, each under a fresh millisecond, until the deadline.
+        guard cpuLeft > 0 else {
+            table.finish(id, ScriptError(.timeout, JSEngine.cpuLimitMessage), lines: drop(id, box: box))
+            return endSettled(box)
+        }
         let started = box.cpuTimeAtStepStart()
         defer { table.charge(id, seconds: box.cpuTimeAtStepEnd() - started) }
         do throws(ScriptError) {

@@ -129,6 +129,27 @@ private actor Gate {
         #expect(try await call(code, "ok").result.get() == 1)
     }
 
+    /// Steps shorter than the watchdog's slice (10 ms) each ran under a fresh millisecond once
+    /// the budget was spent, so a script of many short steps ran on until its deadline (found by
+    /// an attack review: 14.5 s of CPU against a 10 s budget).
+    @Test func shortStepsStopOnceTheBudgetIsSpent() async throws {
+        let code = try await load("""
+            AV.Cloud.define('steps', async function () {
+              for (;;) {
+                for (var i = 0, x = 0; i < 100000; i++) x += i;
+                await __fhCall('data.fetch', {});
+              }
+            });
+            """)
+        do {
+            _ = try await call(code, "steps", cpu: 0.05, wall: .seconds(60))
+            Issue.record("a script past its CPU budget must be stopped")
+        } catch {
+            #expect(error.kind == .timeout)
+            #expect(error.message == JSEngine.cpuLimitMessage, "stopped for its CPU, not at its deadline: \(error)")
+        }
+    }
+
     @Test func cpuBudgetCountsEveryStep() async throws {
         let code = try await load("""
             AV.Cloud.define('spin', async function () {
