@@ -73,7 +73,6 @@ public final class JSWorker: Sendable {
                 shared.busySince.store(0, ordering: .relaxed)
             }
         }
-        thread.name = name
         // JavaScriptCore's own stack checks need room: recursion without end must end in a
         // RangeError, not a crash.
         thread.stackSize = 8 << 20
