@@ -184,9 +184,10 @@ public enum FunctionHostServer {
             thumbnailer: Thumbnailer(limits: configuration.thumbnails.limits, gate: configuration.thumbnails.gate),
             cache: try ThumbnailCache(
                 directory: ThumbnailOptions.directory(in: configuration.dataDirectory), maxBytes: configuration.thumbnails.cacheBytes))
-        var invoker = FunctionInvoker(environments: environments, data: data, metrics: metrics, logs: functionLogs)
-        invoker.searchLinks = SearchLinkSource(publicURL: configuration.publicURL, appId: configuration.keys.appId)
-        invoker.stagingSharesData = configuration.stagingSharesData
+        let invoker = FunctionInvoker(
+            environments: environments, data: data, metrics: metrics, logs: functionLogs,
+            searchLinks: SearchLinkSource(publicURL: configuration.publicURL, appId: configuration.keys.appId),
+            stagingSharesData: configuration.stagingSharesData)
         let queue = CloudQueue(
             data: data, clock: configuration.queue.clock, settings: configuration.queue.settings,
             invoker: invoker.taskInvoker(logger: logger), logger: logger,

@@ -11,7 +11,10 @@ import Logging
 /// The function finds the same request (`FunctionRequest`), acts as its caller
 /// (`Caller.forSwiftCode`), its writes run the same hooks under the same `Access` rules, and the
 /// call is counted, logged and bounded by its deadline the same way.
-struct FunctionInvoker: Sendable {
+///
+/// A class: every call's route holds it, and copying a struct of ten references cost each call as
+/// many reference-count operations on objects all cores share.
+final class FunctionInvoker: Sendable {
     /// What each environment runs.
     let environments: Environments
     /// The hooked data service the function's data calls go through.
@@ -24,13 +27,26 @@ struct FunctionInvoker: Sendable {
     let deadlines = DeadlineWatch()
     /// What a script's search results link with: the configured public URL and the app's
     /// scheme; a client's call adds the address its connection reached.
-    var searchLinks = SearchLinkSource(appId: "")
+    let searchLinks: SearchLinkSource
     /// Whether staging shares production's data: then a user's staging call writes under
     /// production's hooks, as `AuthMiddleware` decides for a client's request.
-    var stagingSharesData = true
+    let stagingSharesData: Bool
     /// The Cloud Queue the called functions enqueue into (`request.queue`, `AV.Cloud.enqueue`):
     /// the one the environments' hooks reach too.
     var queue: QueueReference { environments.settings.queue }
+
+    /// Creates the invoker of `environments`' functions, their data calls going through `data`.
+    init(
+        environments: Environments, data: DataService, metrics: HostMetrics, logs: FunctionLogs,
+        searchLinks: SearchLinkSource = SearchLinkSource(appId: ""), stagingSharesData: Bool = true
+    ) {
+        self.environments = environments
+        self.data = data
+        self.metrics = metrics
+        self.logs = logs
+        self.searchLinks = searchLinks
+        self.stagingSharesData = stagingSharesData
+    }
 
     /// A function as an environment's code holds it at the moment the call starts: a deploy
     /// during the call doesn't change it.
@@ -173,12 +189,15 @@ struct FunctionInvoker: Sendable {
     }
 
     /// Runs the function against its wall-clock deadline: past it the caller gets 503, code 124.
-    private func run(_ entry: FunctionRegistry.Entry, _ request: FunctionRequest, name: String) async throws
+    private func run(_ entry: FunctionRegistry.Entry, _ request: consuming FunctionRequest, name: String) async throws
         -> JSONValue
     {
+        // Moved into one box the deadline's task shares: captured as it is, the request (twenty
+        // references) was copied into the task's closure.
+        let held = HeldRequest(request)
         do {
-            if entry.options.keepsDeadline { return try await entry.handler(request) }
-            guard let result = try await deadlines.run(until: request.deadline, { try await entry.handler(request) }) else {
+            if entry.options.keepsDeadline { return try await entry.handler(held.request) }
+            guard let result = try await deadlines.run(until: held.request.deadline, { try await entry.handler(held.request) }) else {
                 throw HostError(status: .serviceUnavailable, code: 124, message: "The request timed out on the server.")
             }
             return result
@@ -189,7 +208,7 @@ struct FunctionInvoker: Sendable {
         } catch let error as DataAPIError {
             throw error
         } catch {
-            request.logger.error("Cloud function failed: \(String(describing: error))")
+            held.request.logger.error("Cloud function failed: \(String(describing: error))")
             throw HostError(status: .internalServerError, code: 141, message: "Cloud function '\(name)' failed: \(error)")
         }
     }
@@ -201,4 +220,10 @@ struct FunctionInvoker: Sendable {
         if error.code == 124 { return "timeout" }
         return error.status.code >= 500 ? "failure" : "error"
     }
+}
+
+/// A function's request held by reference, for the task that runs it under its deadline.
+private final class HeldRequest: Sendable {
+    let request: FunctionRequest
+    init(_ request: consuming FunctionRequest) { self.request = request }
 }

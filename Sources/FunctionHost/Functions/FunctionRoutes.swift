@@ -33,14 +33,13 @@ struct FunctionRoutes: Sendable {
     }
 
     private func call(_ request: Request, context: HostRequestContext, rpc: Bool) async throws -> JSONResponse {
-        var request = request
         let name = try context.parameters.require("name")
         let caller = context.caller
         // LeanEngine lets the master key and the hook key (the platform, its queue) reach internal functions.
         let target = try invoker.target(
             name, in: context.functionsEnvironment, mayCallInternal: caller.isMaster || caller.presentedHookKey)
         try limiter.admit(function: name)
-        var params = try await request.json(context: context) ?? .object([:])
+        var params = try await request.jsonReadOnce(context: context) ?? .object([:])
         var sessionToken = context.sessionToken
         if case .object(var members) = params {
             // Transport fields of text/plain bodies are not parameters (LeanEngine drops `_x` keys).

@@ -19,12 +19,15 @@ struct AuthMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
-        var request = request
         var credentials = Authenticator.credentials(from: request.headers)
+        // The request is copied only when its body is read here (a copy is a dozen references counted).
+        var collected: Request?
         if credentials.appId == nil, request.headers[.contentType]?.hasPrefix("text/plain") == true {
             // Browsers avoid a CORS preflight by sending JSON as text/plain with the keys inside.
+            var request = request
             let buffer = try await request.body.collect(upTo: context.bodyLimit)
             request.body = .init(buffer: buffer)
+            collected = request
             if let body = try? JSONValue(parsing: buffer.readableBytesView) {
                 credentials = Authenticator.credentials(fromBody: body)
             }
@@ -68,6 +71,7 @@ struct AuthMiddleware: RouterMiddleware {
         // Built once, here: everything this request reads or writes acts as this caller, and
         // reaches its environment's database (the same one, unless staging has its own).
         context.caller = caller
+        if let collected { return try await next(collected, context) }
         return try await next(request, context)
     }
 

@@ -29,7 +29,16 @@ public struct JSONResponse: ResponseGenerator, Sendable {
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         // The dialects' edge reshapes this answer from the value, not from the bytes.
-        (context as? HostRequestContext)?.dialectHandoff?.keep(answer: body)
+        Self.dialectHandoff(in: context)?.keep(answer: body)
         return response
+    }
+
+    /// The host's context's dialect handoff, read in place: `context as? HostRequestContext`
+    /// copied the whole context (a dozen references) for every answer to look at one field.
+    private static func dialectHandoff<Context: RequestContext>(in context: Context) -> DialectHandoff? {
+        guard Context.self == HostRequestContext.self else { return nil }
+        return withUnsafePointer(to: context) { pointer in
+            UnsafeRawPointer(pointer).assumingMemoryBound(to: HostRequestContext.self).pointee.dialectHandoff
+        }
     }
 }

@@ -2,6 +2,7 @@ import DataAPI
 import Foundation
 import Hummingbird
 import JSON
+import NIOCore
 
 extension Request {
     /// The body as a JSON object; an empty body is an empty object.
@@ -19,7 +20,18 @@ extension Request {
     /// translated at the edge: it is that value, not parsed again.
     mutating func json(context: HostRequestContext) async throws -> JSONValue? {
         if let handoff = context.dialectHandoff { return handoff.body }
-        let buffer = try await collectBody(upTo: context.bodyLimit)
+        return try Self.json(in: try await collectBody(upTo: context.bodyLimit))
+    }
+
+    /// The body as JSON, as `json(context:)` reads it, for a route that reads the body only here:
+    /// the request is not copied to keep what was read (a copy is a dozen references counted).
+    func jsonReadOnce(context: HostRequestContext) async throws -> JSONValue? {
+        if let handoff = context.dialectHandoff { return handoff.body }
+        return try Self.json(in: try await body.collect(upTo: context.bodyLimit))
+    }
+
+    /// `buffer` as JSON, or nil when it is empty.
+    private static func json(in buffer: ByteBuffer) throws -> JSONValue? {
         if buffer.readableBytes == 0 { return nil }
         return try JSONValue(parsing: buffer.readableBytesView)
     }

@@ -51,8 +51,11 @@ public final class ConsoleOutput: Sendable {
         self.capacity = capacity
         self.gathering = gathering
         if startsWriter {
-            let thread = Thread { [self] in runWriter() }
-            thread.name = "console-log"
+            // Named from inside: Foundation names the system thread only from the running thread.
+            let thread = Thread { [self] in
+                Thread.current.name = "console-log"
+                runWriter()
+            }
             thread.start()
         }
     }

@@ -11,7 +11,7 @@ extension FunctionInvoker {
     /// line tagged `task=<uniqueId>`.
     func taskInvoker(logger: Logger) -> TaskInvoker {
         { invocation in
-            let (result, logs) = await invoke(
+            let (result, logs) = await self.invoke(
                 invocation.function, params: invocation.params, environment: invocation.environment,
                 as: invocation.userId.map { Identity.user(id: $0) } ?? .master, timeout: invocation.timeout,
                 tags: ["task": .string(invocation.uniqueId), "attempt": .stringConvertible(invocation.attempt)],
