@@ -18,25 +18,44 @@ final class InvocationTable: Sendable {
     /// How an invocation answered: the outcome's JSON text, or why the script was stopped.
     typealias Ending = Result<String, ScriptError>
 
-    private struct Entry {
+    /// A class, not a struct: each look-up of a struct in the dictionary copied all of it (eight
+    /// references counted) to read one field. Unchecked: it is read and changed only under the
+    /// table's lock, or by whoever took it out of the table (then no one else holds it).
+    private final class Entry: @unchecked Sendable {
         /// The caller waiting for the answer; nil once answered (its background work runs).
         var continuation: CheckedContinuation<Ending, Never>?
-        var host: any SandboxHost
-        var worker: Int
-        var function: String
+        let host: any SandboxHost
+        let worker: Int
+        let function: String
         var deadline: ContinuousClock.Instant
         var cpuLeft: Double
         /// Its host calls: how many run at once, and their end with the invocation.
-        var gate: HostCallGate
+        let gate: HostCallGate
         /// Whether a step of it has run (the script holds state for it).
         var started = false
-        var background: BackgroundWork
+        let background: BackgroundWork
         /// Once answered, what the script says it has pending (host calls, timers) and how
         /// many lines it has logged since the answer: settled at no pending work.
         var pending = 0
         var linesSinceAnswer = 0
         /// Hands the invocation's worker back; called once, when it ends.
-        var release: @Sendable () -> Void
+        let release: @Sendable () -> Void
+
+        init(
+            continuation: CheckedContinuation<Ending, Never>, host: any SandboxHost, worker: Int, function: String,
+            deadline: ContinuousClock.Instant, cpuLeft: Double, gate: HostCallGate, background: BackgroundWork,
+            release: @escaping @Sendable () -> Void
+        ) {
+            self.continuation = continuation
+            self.host = host
+            self.worker = worker
+            self.function = function
+            self.deadline = deadline
+            self.cpuLeft = cpuLeft
+            self.gate = gate
+            self.background = background
+            self.release = release
+        }
     }
 
     /// The invocations, and apart the answered ones working on in the background (by id, their
@@ -102,17 +121,17 @@ final class InvocationTable: Sendable {
     /// `pending` is what the script has pending at its answer.
     func answer(_ id: Int, _ text: String, pending: Int) -> Bool {
         let (continuation, ended) = state.withLock { state -> (CheckedContinuation<Ending, Never>?, Entry?) in
-            guard let continuation = state.entries[id]?.continuation else { return (nil, nil) }
-            let function = state.entries[id]!.function
+            guard let entry = state.entries[id], let continuation = entry.continuation else { return (nil, nil) }
+            let function = entry.function
             let ofFunction = state.answered.values.reduce(0) { $0 + ($1 == function ? 1 : 0) }
             guard state.answered.count < backgroundCalls, ofFunction < max(1, backgroundCalls / 2) else {
-                var ended = state.remove(id)
+                let ended = state.remove(id)
                 ended?.continuation = nil
                 return (continuation, ended)
             }
-            state.entries[id]!.continuation = nil
-            state.entries[id]!.pending = pending
-            state.entries[id]!.deadline = .now + backgroundTime
+            entry.continuation = nil
+            entry.pending = pending
+            entry.deadline = .now + backgroundTime
             state.answered[id] = function
             return (continuation, nil)
         }
@@ -214,9 +233,9 @@ final class InvocationTable: Sendable {
     /// once it has ended.
     func beginStep(_ id: Int) -> Double? {
         state.withLock { state in
-            guard state.entries[id] != nil else { return nil }
-            state.entries[id]!.started = true
-            return state.entries[id]!.cpuLeft
+            guard let entry = state.entries[id] else { return nil }
+            entry.started = true
+            return entry.cpuLeft
         }
     }
 
