@@ -116,6 +116,10 @@ final class JSEngine {
         }
     }
 
+    /// Whether the watchdog stopped the last call (its CPU time or its memory): then the
+    /// engine must not be entered again (`WorkerRuntime.replaceStopped`).
+    var wasStopped: Bool { watchdog.verdict != nil }
+
     /// Why a script was stopped for its CPU time.
     static let cpuLimitMessage = "The script ran past its CPU-time limit."
 

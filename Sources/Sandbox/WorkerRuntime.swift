@@ -84,9 +84,14 @@ final class WorkerRuntime: Sendable {
                 function, arguments,
                 limits: .init(cpuSeconds: max(0.001, cpuLeft), memoryBytes: limits.memoryBytes, startedAt: started))
         } catch {
-            table.finish(id, error, lines: drop(id, box: box))
-            // Calls queued behind this step haven't started, so a reset spares them.
-            if error.kind == .memoryLimit { recover(box) }
+            if box.engine.wasStopped {
+                // Not called again: see `replaceStopped`. What the script held for the call goes
+                // with its engine.
+                table.finish(id, error)
+                replaceStopped(box, error)
+            } else {
+                table.finish(id, error, lines: drop(id, box: box))
+            }
         }
         endSettled(box)
     }
@@ -118,13 +123,19 @@ final class WorkerRuntime: Sendable {
         return (json.arrayValue ?? []).map { ($0["level"]?.stringValue ?? "info", $0["message"]?.stringValue ?? "") }
     }
 
-    /// After a script hit the memory ceiling: collect what it left; if the heap stays large
-    /// (a global still holds it), start over with a fresh engine, ending the invocations that
-    /// were running on the old one.
-    private func recover(_ box: JSEngineBox) {
-        box.engine.collectGarbage()
-        guard box.engine.heapBytes > limits.memoryBytes / 2 else { return }
-        table.finishStarted(onWorker: index, ScriptError(.memoryLimit, "The sandbox was reset after a script filled its memory."))
+    /// After the watchdog stopped a script (its CPU time or its memory): starts over with a
+    /// fresh engine, ending the invocations that were running on the old one (calls queued
+    /// behind the step haven't started: they start on the new one).
+    ///
+    /// The stopped engine is never entered again. JavaScriptCore can keep the stop's
+    /// termination pending past the call it ended (a stop in the promise jobs it runs on the
+    /// way out of a call), and a later call into that VM then ends the whole process
+    /// (`abort()` in `VMTraps::deferTerminationSlow`, seen under an attack of short steps and
+    /// timers at their CPU budget). A worker serves one function for one client at a time
+    /// (`WorkerScheduler`), so the calls ended with the engine are mostly the stopped caller's own.
+    private func replaceStopped(_ box: JSEngineBox, _ error: ScriptError) {
+        let reason = error.kind == .memoryLimit ? "filled its memory" : "ran past its CPU time"
+        table.finishStarted(onWorker: index, ScriptError(error.kind, "The sandbox was reset after a script \(reason)."))
         box.engine = JSEngine()
         _ = prepare(box.engine)
     }

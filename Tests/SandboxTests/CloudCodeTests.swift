@@ -150,6 +150,31 @@ private actor Gate {
         }
     }
 
+    /// A script the watchdog stopped for its CPU leaves its engine behind: JavaScriptCore can keep
+    /// the stop pending past the call, and entering that VM again aborted the whole host (an
+    /// attack of short steps and timers at their CPU budget). The worker starts over instead,
+    /// with fresh globals, and the next call is answered.
+    @Test func aWorkerStartsOverAfterAScriptIsStoppedForItsCPU() async throws {
+        let code = try await load("""
+            var calls = 0;
+            AV.Cloud.define('count', function () { calls += 1; return calls; });
+            AV.Cloud.define('spin', async function () {
+              calls += 100;
+              await new Promise(function (resolve) { setTimeout(resolve, 0); });
+              for (;;) {}
+            });
+            """)
+        #expect(try await call(code, "count").result.get() == 1)
+        do {
+            _ = try await call(code, "spin", cpu: 0.05, wall: .seconds(60))
+            Issue.record("a script past its CPU budget must be stopped")
+        } catch {
+            #expect(error.kind == .timeout)
+        }
+        // One worker: the same one, with a new engine (the old one had counted 101).
+        #expect(try await call(code, "count").result.get() == 1)
+    }
+
     @Test func cpuBudgetCountsEveryStep() async throws {
         let code = try await load("""
             AV.Cloud.define('spin', async function () {
