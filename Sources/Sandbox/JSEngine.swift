@@ -116,9 +116,12 @@ final class JSEngine {
         }
     }
 
-    /// Whether the watchdog stopped the last call (its CPU time or its memory): then the
-    /// engine must not be entered again (`WorkerRuntime.replaceStopped`).
-    var wasStopped: Bool { watchdog.verdict != nil }
+    /// Whether the watchdog has stopped a script in this engine (its CPU time or its memory).
+    /// Such an engine is never entered again (`guarded` refuses, `WorkerRuntime.replaceStopped`
+    /// replaces it): JavaScriptCore can keep the stop pending in the VM past the call it ended
+    /// (a stop in the promise jobs it runs on the way out), and a later call into that VM
+    /// aborts the process (`VMTraps::deferTerminationSlow`).
+    private(set) var wasStopped = false
 
     /// Why a script was stopped for its CPU time.
     static let cpuLimitMessage = "The script ran past its CPU-time limit."
@@ -157,18 +160,11 @@ final class JSEngine {
             JSPropertyAttributes(kJSPropertyAttributeReadOnly | kJSPropertyAttributeDontEnum), nil)
     }
 
-    /// The VM's heap in bytes, as the memory watchdog counts it.
-    var heapBytes: Int { JSWatchdog.heapBytes(context) }
-
-    /// Frees what scripts left unreachable, after a script was stopped for its memory.
-    func collectGarbage() {
-        JSGarbageCollect(context)
-    }
-
     /// Runs `body` under the watchdog and turns its value or exception into JSON or an error.
     private func guarded(
         _ limits: Limits, _ body: (inout JSValueRef?) -> JSValueRef?
     ) throws(ScriptError) -> String? {
+        guard !wasStopped else { throw ScriptError(.exception, "The sandbox was stopped; it is being replaced.") }
         watchdog.arm(cpuSeconds: limits.cpuSeconds, memoryBytes: limits.memoryBytes, from: limits.startedAt)
         defer { watchdog.disarm() }
         var exception: JSValueRef?
@@ -182,6 +178,7 @@ final class JSEngine {
         }
         // A stop in the microtasks JavaScriptCore runs on the way out leaves no exception
         // behind: the verdict says what happened.
+        if watchdog.verdict != nil { wasStopped = true }
         switch watchdog.verdict {
         case .cpu?: throw ScriptError(.timeout, Self.cpuLimitMessage)
         case .memory(let bytes)?:

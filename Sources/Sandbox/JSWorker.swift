@@ -92,7 +92,10 @@ public final class JSWorker: Sendable {
         -> String?
     {
         try await run { box throws(ScriptError) in
-            try box.engine.evaluate(source, file: file, limits: .init(cpuSeconds: cpuLimit))
+            // An engine the watchdog stopped is never entered again (`JSEngine.wasStopped`): the
+            // next evaluation gets a fresh one.
+            defer { if box.engine.wasStopped { box.engine = JSEngine() } }
+            return try box.engine.evaluate(source, file: file, limits: .init(cpuSeconds: cpuLimit))
         }
     }
 
