@@ -180,6 +180,12 @@ public final class CloudCode: Sendable {
             runtimes.withLock { all in Set(all.indices.filter { all[$0].worker.isStuck() }) }
         }
         let failed = try await first.worker.run(loading: true) { box in first.prepare(box.engine).map { ($0.file, $0.error) } }
+        // A file whose top level the watchdog stopped leaves the engine unusable (it is never
+        // entered again: `JSEngine.wasStopped`), and every new worker would spend the load's
+        // budget on it again: the load ends with that file's error.
+        if let (file, error) = failed.first(where: { $0.1.kind == .timeout || $0.1.kind == .memoryLimit }) {
+            throw ScriptError(error.kind, "\(file) did not finish loading: \(error.message)")
+        }
         let names = try await first.worker.evaluate("__fhNames()")
         definitions = (names.flatMap { try? JSONValue(parsing: $0) }?.arrayValue ?? []).compactMap { entry in
             guard let name = entry["name"]?.stringValue else { return nil }

@@ -175,6 +175,22 @@ private actor Gate {
         #expect(try await call(code, "count").result.get() == 1)
     }
 
+    /// A file whose top level the watchdog stops leaves its engine unusable: the load ends with
+    /// that file's error rather than serving from an engine that must not be entered again.
+    @Test func aFileStoppedWhileLoadingEndsTheLoad() async throws {
+        do {
+            _ = try await load("""
+                AV.Cloud.define('ok', function () { return 1; });
+                var kept = [];
+                while (true) kept.push(new Array(100000).fill(1));
+                """, limits: .init(memoryBytes: 64 << 20))
+            Issue.record("a load the watchdog stopped must fail")
+        } catch let error as ScriptError {
+            #expect(error.kind == .memoryLimit, "\(error)")
+            #expect(error.message.hasPrefix("cloud.js did not finish loading:"), "\(error)")
+        }
+    }
+
     @Test func cpuBudgetCountsEveryStep() async throws {
         let code = try await load("""
             AV.Cloud.define('spin', async function () {
