@@ -186,7 +186,7 @@ public final class CloudCode: Sendable {
         if let (file, error) = failed.first(where: { $0.1.kind == .timeout || $0.1.kind == .memoryLimit }) {
             throw ScriptError(error.kind, "\(file) did not finish loading: \(error.message)")
         }
-        let names = try await first.worker.evaluate("__fhNames()")
+        let names = try await first.evaluate("__fhNames()")
         definitions = (names.flatMap { try? JSONValue(parsing: $0) }?.arrayValue ?? []).compactMap { entry in
             guard let name = entry["name"]?.stringValue else { return nil }
             var hook: Hook?
@@ -240,7 +240,7 @@ public final class CloudCode: Sendable {
     /// Evaluates `source` in the first worker's context (the SDK and the code loaded), outside any
     /// call: for tools that ask the sandbox what it has.
     func evaluate(_ source: String) async throws(ScriptError) -> String? {
-        try await runtime(0).worker.evaluate(source)
+        try await runtime(0).evaluate(source)
     }
 
     deinit {

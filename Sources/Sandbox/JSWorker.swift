@@ -93,7 +93,8 @@ public final class JSWorker: Sendable {
     {
         try await run { box throws(ScriptError) in
             // An engine the watchdog stopped is never entered again (`JSEngine.wasStopped`): the
-            // next evaluation gets a fresh one.
+            // next evaluation gets a fresh one. (A worker with code to load is replaced through
+            // `WorkerRuntime`, which loads it.)
             defer { if box.engine.wasStopped { box.engine = JSEngine() } }
             return try box.engine.evaluate(source, file: file, limits: .init(cpuSeconds: cpuLimit))
         }

@@ -96,6 +96,20 @@ final class WorkerRuntime: Sendable {
         endSettled(box)
     }
 
+    /// Evaluates the host's own script on this worker, between steps (the code's names, a
+    /// check of what it uses). A stop replaces the engine as a step's does: `JSWorker.evaluate`
+    /// would leave a fresh engine without the code, and every later call on this worker failing.
+    func evaluate(_ source: String) async throws(ScriptError) -> String? {
+        try await worker.run { [self] box throws(ScriptError) in
+            do throws(ScriptError) {
+                return try box.engine.evaluate(source, limits: .init(cpuSeconds: 10, memoryBytes: limits.memoryBytes))
+            } catch {
+                if box.engine.wasStopped { replaceStopped(box, error) }
+                throw error
+            }
+        }
+    }
+
     /// Forgets what the script still holds for an ended invocation (pending calls, timers) and
     /// returns the lines it logged since its answer.
     func drop(_ id: Int, box: JSEngineBox) -> [BackgroundWork.Line] {

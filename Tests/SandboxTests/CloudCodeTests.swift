@@ -191,6 +191,22 @@ private actor Gate {
         }
     }
 
+    /// The host's own evaluations on a worker (the code's names, the SDK check) can be stopped too:
+    /// the worker then starts over with the code loaded, not with an empty engine that would
+    /// fail every later call.
+    @Test func aStoppedHostEvaluationLeavesTheWorkerServingTheCode() async throws {
+        let code = try await load("""
+            AV.Cloud.define('ok', function () { return 1; });
+            """, limits: .init(memoryBytes: 64 << 20))
+        do {
+            _ = try await code.evaluate("var kept = []; while (true) kept.push(new Array(100000).fill(1));")
+            Issue.record("an evaluation past the memory ceiling must be stopped")
+        } catch {
+            #expect(error.kind == .memoryLimit, "\(error)")
+        }
+        #expect(try await call(code, "ok").result.get() == 1)
+    }
+
     @Test func cpuBudgetCountsEveryStep() async throws {
         let code = try await load("""
             AV.Cloud.define('spin', async function () {

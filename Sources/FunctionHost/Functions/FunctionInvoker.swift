@@ -38,7 +38,7 @@ final class FunctionInvoker: Sendable {
     /// Creates the invoker of `environments`' functions, their data calls going through `data`.
     init(
         environments: Environments, data: DataService, metrics: HostMetrics, logs: FunctionLogs,
-        searchLinks: SearchLinkSource = SearchLinkSource(appId: ""), stagingSharesData: Bool = true
+        searchLinks: SearchLinkSource, stagingSharesData: Bool
     ) {
         self.environments = environments
         self.data = data
